@@ -1,0 +1,142 @@
+package narwhal.engines.vllm;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import narwhal.engines.spi.DecodeEventDecoder;
+import narwhal.engines.spi.EngineDialect;
+import narwhal.engines.spi.EngineHttpRequest;
+import narwhal.engines.spi.UnreadableHandoffException;
+import narwhal.openai.Json;
+import narwhal.openai.OpenAiRequestCodec;
+import narwhal.proto.v1.CompletionRequest;
+import narwhal.proto.v1.KvHandoffDescriptor;
+import narwhal.proto.v1.Route;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * vLLM's OpenAI-compatible server with the NixlConnector, as the vLLM toy proxy and llm-d's
+ * sidecar drive it (see docs/adapters.md and the wire reference):
+ *
+ * <ul>
+ *   <li>Prefill: the client's body on the client's endpoint, non-streaming, {@code max_tokens} 1
+ *       ({@code max_completion_tokens} 1 when the client sent it), without {@code stream_options},
+ *       {@code min_tokens} and {@code min_completion_tokens}, with the six-key {@code
+ *       kv_transfer_params} asking for a remote decode. The token it generates is discarded.
+ *   <li>Decode: the client's body (prompt or messages, output limit, sampling settings, stream
+ *       settings) plus the producer's {@code kv_transfer_params} verbatim.
+ *   <li>Each leg carries its own backend request id as {@code X-Request-Id}.
+ * </ul>
+ */
+public final class VllmDialect implements EngineDialect {
+
+  public static final String NAME = "vllm";
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public EngineHttpRequest prefillRequest(CompletionRequest request, String backendRequestId) {
+    ObjectNode body = OpenAiRequestCodec.toJson(request);
+    body.put("stream", false);
+    body.remove("stream_options");
+    body.remove("min_tokens");
+    body.remove("min_completion_tokens");
+    body.put("max_tokens", 1);
+    if (body.has("max_completion_tokens")) {
+      body.put("max_completion_tokens", 1);
+    }
+    ObjectNode kv = body.putObject("kv_transfer_params");
+    kv.put("do_remote_decode", true);
+    kv.put("do_remote_prefill", false);
+    kv.putNull("remote_engine_id");
+    kv.putNull("remote_block_ids");
+    kv.putNull("remote_host");
+    kv.putNull("remote_port");
+    return post(request.getRoute(), body, backendRequestId);
+  }
+
+  @Override
+  public KvHandoffDescriptor readPrefillResponse(String body, String connector)
+      throws UnreadableHandoffException {
+    JsonNode response;
+    try {
+      response = Json.mapper().readTree(body);
+    } catch (java.io.IOException e) {
+      throw new UnreadableHandoffException("the prefill response is not JSON: " + e.getOriginalMessage());
+    }
+    JsonNode params = response == null ? null : response.get("kv_transfer_params");
+    if (params == null || params.isNull()) {
+      throw new UnreadableHandoffException("the prefill response carries no kv_transfer_params "
+          + "(did the engine run with a KV connector and stop at max_tokens=1?)");
+    }
+    if (!params.isObject()) {
+      throw new UnreadableHandoffException("kv_transfer_params is not an object");
+    }
+    return NixlDescriptors.read((ObjectNode) params, connector);
+  }
+
+  @Override
+  public String transferParametersJson(KvHandoffDescriptor descriptor) {
+    return NixlDescriptors.render(descriptor).toString();
+  }
+
+  @Override
+  public EngineHttpRequest decodeRequest(
+      CompletionRequest request, @Nullable KvHandoffDescriptor handoff, String backendRequestId) {
+    ObjectNode body = OpenAiRequestCodec.toJson(request);
+    // Same-engine decode sends no transfer parameters at all, whatever the client sent.
+    body.remove("kv_transfer_params");
+    if (handoff != null) {
+      body.set("kv_transfer_params", NixlDescriptors.render(handoff));
+    }
+    return post(request.getRoute(), body, backendRequestId);
+  }
+
+  @Override
+  public DecodeEventDecoder decodeEventDecoder(Route route) {
+    return new VllmStreamDecoder(route);
+  }
+
+  @Override
+  public String errorMessage(String body) {
+    if (body.isBlank()) {
+      return "";
+    }
+    try {
+      JsonNode node = Json.mapper().readTree(body);
+      JsonNode error = node.get("error");
+      if (error != null && error.isObject() && error.path("message").isTextual()) {
+        return error.get("message").asText();
+      }
+      if (error != null && error.isTextual()) {
+        return error.asText();
+      }
+      if (node.path("message").isTextual()) {
+        // Older vLLM releases answered with a flat error object.
+        return node.get("message").asText();
+      }
+    } catch (java.io.IOException e) {
+      // Not JSON: fall through and quote the start of the body.
+    }
+    return body.length() > 200 ? body.substring(0, 200) + "..." : body;
+  }
+
+  @Override
+  public EngineHttpRequest healthRequest() {
+    return EngineHttpRequest.get("/health");
+  }
+
+  static String endpoint(Route route) {
+    return route == Route.ROUTE_CHAT_COMPLETIONS ? "/v1/chat/completions" : "/v1/completions";
+  }
+
+  private static EngineHttpRequest post(Route route, ObjectNode body, String backendRequestId) {
+    byte[] bytes = body.toString().getBytes(StandardCharsets.UTF_8);
+    return new EngineHttpRequest("POST", endpoint(route),
+        Map.of("X-Request-Id", backendRequestId, "Content-Type", "application/json"), bytes);
+  }
+}

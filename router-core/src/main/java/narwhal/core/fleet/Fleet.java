@@ -1,0 +1,86 @@
+package narwhal.core.fleet;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
+import narwhal.config.EngineSpec;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The engines the router places work on, and the placement rule.
+ *
+ * <p>Placement: among the engines able to run a phase, not excluded for this request, pick the one
+ * with the least resident work (ties go to the lowest iid). Decode avoids the producer unless no
+ * other decode engine fits. Quarantined engines are skipped while another engine covers the role.
+ * Thread-safe: counts are atomics and the engine list never changes after construction.
+ */
+public final class Fleet {
+
+  private static final Comparator<EngineState> LEAST_LOADED =
+      Comparator.comparingInt(EngineState::residentWork).thenComparing(EngineState::iid);
+
+  private final Map<String, EngineState> engines = new LinkedHashMap<>();
+
+  public Fleet(Collection<EngineSpec> specs) {
+    for (EngineSpec spec : specs) {
+      engines.put(spec.iid(), new EngineState(spec));
+    }
+  }
+
+  public Collection<EngineState> engines() {
+    return engines.values();
+  }
+
+  public @Nullable EngineState get(String iid) {
+    return engines.get(iid);
+  }
+
+  /** The prefill engine for a new attempt, or null when every capable engine is excluded. */
+  public @Nullable EngineState pickPrefill(Set<String> excluded, long nowNanos) {
+    return pick(e -> e.spec().role().canPrefill() && !excluded.contains(e.iid()), nowNanos);
+  }
+
+  /** The decode engine for {@code producerIid}'s handoff, or null when none is left. */
+  public @Nullable EngineState pickDecode(String producerIid, Set<String> excluded, long nowNanos) {
+    Predicate<EngineState> capable = e -> e.spec().role().canDecode() && !excluded.contains(e.iid());
+    EngineState other = pick(capable.and(e -> !e.iid().equals(producerIid)), nowNanos);
+    return other != null ? other : pick(capable, nowNanos);
+  }
+
+  /** True when some engine can prefill and some engine can decode. */
+  public boolean coversBothPhases() {
+    boolean prefill = false;
+    boolean decode = false;
+    for (EngineState e : engines.values()) {
+      prefill |= e.spec().role().canPrefill();
+      decode |= e.spec().role().canDecode();
+    }
+    return prefill && decode;
+  }
+
+  public int totalResidentPrefill() {
+    return engines.values().stream().mapToInt(EngineState::residentPrefill).sum();
+  }
+
+  public int totalResidentDecode() {
+    return engines.values().stream().mapToInt(EngineState::residentDecode).sum();
+  }
+
+  private @Nullable EngineState pick(Predicate<EngineState> eligible, long nowNanos) {
+    List<EngineState> candidates = new ArrayList<>();
+    for (EngineState e : engines.values()) {
+      if (eligible.test(e)) {
+        candidates.add(e);
+      }
+    }
+    // Quarantine holds an engine out only while its role stays covered by someone else.
+    List<EngineState> healthy = candidates.stream().filter(e -> !e.isQuarantined(nowNanos)).toList();
+    List<EngineState> pool = healthy.isEmpty() ? candidates : healthy;
+    return pool.stream().min(LEAST_LOADED).orElse(null);
+  }
+}

@@ -1,0 +1,50 @@
+package narwhal.core.request;
+
+import java.time.Duration;
+import narwhal.config.FleetConfig;
+import narwhal.engines.client.LegLimits;
+import narwhal.engines.spi.ExchangeOptions;
+
+/**
+ * The fleet configuration as one request needs it, converted once to nanoseconds.
+ *
+ * @param handoffBoundNanos the oldest a KV handoff may be at decode dispatch (lease minus a sixth
+ *     of it, from {@code engine_contract.kv_lease_duration_s}); 0 means unbounded
+ */
+record RequestSettings(
+    String model,
+    long requestTimeoutNanos,
+    LegLimits prefillLimits,
+    LegLimits decodeLimits,
+    int maxAttempts,
+    long retryBaseNanos,
+    long retryCapNanos,
+    long handoffBoundNanos,
+    long quarantineNanos) {
+
+  static RequestSettings from(FleetConfig config) {
+    ExchangeOptions exchange = new ExchangeOptions(
+        seconds(config.engine().connectTimeoutS()),
+        (int) Math.min(Integer.MAX_VALUE, config.serving().maxResponseBytes()));
+    long bound = 0;
+    if (config.engineContract() != null && config.engineContract().kvLeaseDurationS() != null) {
+      long leaseMillis = Math.round(config.engineContract().kvLeaseDurationS() * 1000);
+      bound = Duration.ofMillis(leaseMillis - leaseMillis / 6).toNanos();
+    }
+    return new RequestSettings(
+        config.model(),
+        seconds(config.serving().requestTimeoutS()).toNanos(),
+        LegLimits.prefill(seconds(config.serving().prefillTimeoutS()), exchange),
+        LegLimits.decode(
+            seconds(config.engine().firstTokenTimeoutS()), seconds(config.engine().decodeReadTimeoutS()), exchange),
+        config.serving().maxAttempts(),
+        seconds(config.serving().retryBaseS()).toNanos(),
+        seconds(config.serving().retryCapS()).toNanos(),
+        bound,
+        seconds(config.recovery().failureQuarantineS()).toNanos());
+  }
+
+  private static Duration seconds(double s) {
+    return Duration.ofNanos(Math.round(s * 1e9));
+  }
+}

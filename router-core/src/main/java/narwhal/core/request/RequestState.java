@@ -1,0 +1,19 @@
+package narwhal.core.request;
+
+/**
+ * Where one request is in its life. The order is the normal path; a transient failure before
+ * output loops back to {@link #PREFILL_PLACEMENT} for a fresh attempt.
+ */
+enum RequestState {
+  ADMITTED,
+  PREFILL_PLACEMENT,
+  PREFILL,
+  HANDOFF,
+  DECODE_PLACEMENT,
+  DECODE,
+  /** The first token arrived and the response is committed: no retry from here on. */
+  RELAY,
+  /** Waiting out the backoff before the next attempt. */
+  BACKOFF,
+  DONE
+}

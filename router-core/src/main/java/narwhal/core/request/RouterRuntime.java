@@ -1,0 +1,24 @@
+package narwhal.core.request;
+
+import java.time.Clock;
+import narwhal.core.fleet.Fleet;
+import narwhal.core.journal.Journal;
+import narwhal.core.retry.Backoff;
+import narwhal.core.retry.RetryBudget;
+import narwhal.engines.client.EngineClient;
+
+/** What every request of one router shares. */
+record RouterRuntime(
+    RequestSettings settings,
+    Fleet fleet,
+    EngineClient engines,
+    Journal journal,
+    RetryBudget retryBudget,
+    Backoff backoff,
+    Clock wallClock) {
+
+  /** Wall-clock arrival time: the wall clock now, less the time elapsed on the monotonic clock. */
+  double arrivalEpochSeconds(long arrivalNanos, long nowNanos) {
+    return (wallClock.millis() - (nowNanos - arrivalNanos) / 1_000_000L) / 1000.0;
+  }
+}

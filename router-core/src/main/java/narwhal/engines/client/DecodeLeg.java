@@ -1,0 +1,276 @@
+package narwhal.engines.client;
+
+import java.util.concurrent.TimeUnit;
+import narwhal.config.EngineSpec;
+import narwhal.core.time.Scheduler;
+import narwhal.core.time.Timer;
+import narwhal.engines.connector.DescriptorValidator;
+import narwhal.engines.connector.PrefillResult;
+import narwhal.engines.spi.DecodeEventDecoder;
+import narwhal.engines.spi.EngineDialect;
+import narwhal.engines.spi.EngineHttpRequest;
+import narwhal.engines.spi.EngineTransport;
+import narwhal.engines.spi.Exchange;
+import narwhal.engines.spi.ExchangeHandler;
+import narwhal.engines.spi.MalformedEventException;
+import narwhal.engines.spi.TransportFailure;
+import narwhal.proto.v1.CompletionRequest;
+import narwhal.proto.v1.KvHandoffDescriptor;
+import narwhal.proto.v1.StreamEvent;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One decode leg as a small state machine on its loop.
+ *
+ * <p>Timers, per the spec: the first-token timer starts before the connection is opened (so
+ * connect and response-header delays spend the same budget) and stops at the first generated
+ * token; after that the silence timer bounds the gap between transport chunks, and any chunk,
+ * metadata included, re-arms it. A valid stream is generated output then {@code [DONE]}.
+ */
+final class DecodeLeg implements DecodeCall, ExchangeHandler {
+
+  /** After [DONE] the engine should end the response at once; don't hold its connection longer. */
+  private static final long DRAIN_AFTER_DONE_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+  private final EngineTransport transport;
+  private final EngineDialect dialect;
+  private final EngineSpec consumer;
+  private final CompletionRequest request;
+  private final @Nullable PrefillResult handoff;
+  private final String backendRequestId;
+  private final LegLimits limits;
+  private final Scheduler loop;
+  private final DecodeListener listener;
+
+  private @Nullable Exchange exchange;
+  private Timer timer = Timer.NONE;
+  private DecodeEventDecoder decoder;
+  private int status;
+  private String errorBody = "";
+  private int tokens;
+  private boolean sawMetadata;
+  private boolean paused;
+  /** The listener has had its terminal call (or the caller cancelled): stay silent from now on. */
+  private boolean finished;
+
+  DecodeLeg(EngineTransport transport, EngineDialect dialect, EngineSpec consumer, CompletionRequest request,
+      @Nullable PrefillResult handoff, String backendRequestId, LegLimits limits, Scheduler loop,
+      DecodeListener listener) {
+    this.transport = transport;
+    this.dialect = dialect;
+    this.consumer = consumer;
+    this.request = request;
+    this.handoff = handoff;
+    this.backendRequestId = backendRequestId;
+    this.limits = limits;
+    this.loop = loop;
+    this.listener = listener;
+  }
+
+  @Override
+  public String backendRequestId() {
+    return backendRequestId;
+  }
+
+  void start() {
+    if (finished) {
+      return;
+    }
+    // Same-engine decode uses no transfer parameters at all: the engine's prefix cache has the KV.
+    boolean crossed = handoff != null && !handoff.producerIid().equals(consumer.iid());
+    KvHandoffDescriptor descriptor = crossed ? handoff.descriptor() : null;
+    EngineHttpRequest httpRequest = dialect.decodeRequest(request, descriptor, backendRequestId);
+    if (crossed) {
+      String problem = DescriptorValidator.problem(handoff, consumer.connector(), httpRequest.path());
+      if (problem != null) {
+        finish(EngineFailures.kvHandoff(handoff.producerIid(), problem));
+        return;
+      }
+    }
+    decoder = dialect.decodeEventDecoder(request.getRoute());
+    // Armed before the connection opens: connect and header delays spend the first-token budget.
+    timer = loop.schedule(this::onFirstTokenTimeout, limits.timeoutNanos(), TimeUnit.NANOSECONDS);
+    exchange = transport.open(consumer.url(), httpRequest, limits.exchange(), loop, this);
+  }
+
+  @Override
+  public void onHead(int status, String contentType) {
+    this.status = status;
+    if (status == 200 && !contentType.startsWith("text/event-stream")) {
+      fail(new EngineFailure(Phase.DECODE, FailureClass.STREAM, 502, "invalid_response", consumer.iid(),
+          "decode engine " + consumer.iid() + " answered a streaming request with '" + contentType
+              + "' instead of an event stream", false, null));
+    }
+  }
+
+  @Override
+  public void onEvent(String data) {
+    if (finished || status != 200) {
+      return;
+    }
+    StreamEvent event;
+    try {
+      event = decoder.decode(data);
+    } catch (MalformedEventException e) {
+      fail(new EngineFailure(Phase.DECODE, FailureClass.STREAM, 502, "invalid_response", consumer.iid(),
+          "decode engine " + consumer.iid() + " sent an unreadable stream event after " + tokens + " tokens: "
+              + e.getMessage(), false, e));
+      return;
+    }
+    switch (event.getKindCase()) {
+      case DONE:
+        onDone();
+        break;
+      case ERROR:
+        fail(EngineFailures.fromStreamError(
+            consumer.iid(), event.getError().getStatus(), event.getError().getMessage(), tokens));
+        break;
+      case TOKEN:
+        tokens++;
+        rearmSilenceTimer();
+        listener.onEvent(event);
+        break;
+      case METADATA:
+        sawMetadata = true;
+        if (tokens > 0) {
+          rearmSilenceTimer();
+        }
+        listener.onEvent(event);
+        break;
+      default:
+        break;
+    }
+  }
+
+  private void onDone() {
+    if (tokens == 0) {
+      fail(new EngineFailure(Phase.DECODE, FailureClass.STREAM, 502, "invalid_response", consumer.iid(),
+          "stream ended with [DONE] before any token arrived", false, null));
+      return;
+    }
+    finished = true;
+    timer.cancel();
+    // The response should end right after [DONE]; if it does not, free the connection anyway.
+    timer = loop.schedule(this::closeExchange, DRAIN_AFTER_DONE_NANOS, TimeUnit.NANOSECONDS);
+    listener.onComplete();
+  }
+
+  @Override
+  public void onBody(String body) {
+    errorBody = body;
+  }
+
+  @Override
+  public void onEnd() {
+    if (finished) {
+      timer.cancel();
+      return;
+    }
+    if (status != 200) {
+      fail(EngineFailures.fromStatus(Phase.DECODE, consumer.iid(), status, dialect.errorMessage(errorBody)));
+      return;
+    }
+    fail(new EngineFailure(Phase.DECODE, FailureClass.STREAM, 502, "invalid_response", consumer.iid(),
+        "decode engine " + consumer.iid() + " closed the stream before [DONE] after " + tokens + " tokens",
+        tokens == 0, null));
+  }
+
+  @Override
+  public void onFailure(TransportFailure failure) {
+    if (!finished) {
+      finish(EngineFailures.fromTransport(Phase.DECODE, consumer.iid(), failure, tokens));
+    } else {
+      timer.cancel();
+    }
+  }
+
+  private void onFirstTokenTimeout() {
+    if (finished) {
+      return;
+    }
+    // Metadata without tokens means the engine is alive but not generating: back-pressure.
+    FailureClass cls = sawMetadata ? FailureClass.OVERLOAD : FailureClass.STREAM;
+    fail(new EngineFailure(Phase.DECODE, cls, 504, "engine_timeout", consumer.iid(),
+        "no first token within " + Durations.describe(limits.timeoutNanos()) + " from decode engine "
+            + consumer.iid() + " (engine.first_token_timeout_s)", true, null));
+  }
+
+  private void onSilence() {
+    if (finished) {
+      return;
+    }
+    fail(new EngineFailure(Phase.DECODE, FailureClass.STREAM, 504, "engine_timeout", consumer.iid(),
+        "engine went silent between tokens: decode engine " + consumer.iid() + " sent nothing for "
+            + Durations.describe(limits.readTimeoutNanos()) + " after " + tokens
+            + " tokens (engine.decode_read_timeout_s)", false, null));
+  }
+
+  private void rearmSilenceTimer() {
+    timer.cancel();
+    if (limits.readTimeoutNanos() > 0 && !paused) {
+      timer = loop.schedule(this::onSilence, limits.readTimeoutNanos(), TimeUnit.NANOSECONDS);
+    } else {
+      timer = Timer.NONE;
+    }
+  }
+
+  /** Fails the leg after the exchange began: the engine connection is closed. */
+  private void fail(EngineFailure failure) {
+    if (finished) {
+      return;
+    }
+    closeExchange();
+    finish(failure);
+  }
+
+  private void finish(EngineFailure failure) {
+    finished = true;
+    timer.cancel();
+    listener.onFailure(failure);
+  }
+
+  private void closeExchange() {
+    if (exchange != null) {
+      exchange.cancel();
+    }
+  }
+
+  @Override
+  public void cancel() {
+    boolean wasFinished = finished;
+    finished = true;
+    timer.cancel();
+    if (!wasFinished || exchange != null) {
+      closeExchange();
+    }
+  }
+
+  @Override
+  public void pause() {
+    if (finished || paused) {
+      return;
+    }
+    paused = true;
+    if (exchange != null) {
+      exchange.pause();
+    }
+    // Silence we caused by not reading is not the engine's silence.
+    if (tokens > 0) {
+      timer.cancel();
+    }
+  }
+
+  @Override
+  public void resume() {
+    if (finished || !paused) {
+      return;
+    }
+    paused = false;
+    if (exchange != null) {
+      exchange.resume();
+    }
+    if (tokens > 0) {
+      rearmSilenceTimer();
+    }
+  }
+}

@@ -1,0 +1,51 @@
+package narwhal.engines.spi;
+
+import narwhal.proto.v1.CompletionRequest;
+import narwhal.proto.v1.KvHandoffDescriptor;
+import narwhal.proto.v1.Route;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How one engine family speaks disaggregated serving on the wire. Implementations are found with
+ * {@link java.util.ServiceLoader} (register in {@code META-INF/services/narwhal.engines.spi.EngineDialect}),
+ * so a vendor ships a dialect as its own module without touching the core.
+ *
+ * <p>A dialect is pure translation: it builds requests and reads responses. Timing, retries,
+ * validation and error mapping are the core's. Implementations must be stateless and thread-safe.
+ */
+public interface EngineDialect {
+
+  /** The name fleets select it by ({@code engine.dialect}), e.g. {@code vllm}. */
+  String name();
+
+  /** The prefill leg: asks the producer to compute the prompt's KV cache and describe it. */
+  EngineHttpRequest prefillRequest(CompletionRequest request, String backendRequestId);
+
+  /**
+   * Reads the producer's successful (HTTP 200) prefill response body.
+   *
+   * @param connector the producer's configured KV connector, used when the descriptor does not name one
+   * @throws UnreadableHandoffException when no usable descriptor can be read (the attempt fails as
+   *     a {@code kv_handoff} failure and no decode request is sent)
+   */
+  KvHandoffDescriptor readPrefillResponse(String body, String connector) throws UnreadableHandoffException;
+
+  /** The descriptor as this engine family's transfer parameters, as JSON object text. */
+  String transferParametersJson(KvHandoffDescriptor descriptor);
+
+  /**
+   * The decode leg. {@code handoff} is null for same-engine decode: then no transfer parameters
+   * at all are sent and the engine relies on its prefix cache.
+   */
+  EngineHttpRequest decodeRequest(
+      CompletionRequest request, @Nullable KvHandoffDescriptor handoff, String backendRequestId);
+
+  /** A decoder for one decode stream's SSE events on {@code route}. */
+  DecodeEventDecoder decodeEventDecoder(Route route);
+
+  /** The human-readable message inside an engine error body, or "" when there is none. */
+  String errorMessage(String body);
+
+  /** A cheap liveness request ({@code GET /health} for vLLM). */
+  EngineHttpRequest healthRequest();
+}
