@@ -1,0 +1,47 @@
+package narwhal.server;
+
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.Set;
+import narwhal.sim.SimOptions;
+
+/** {@code narwhal demo}: two prefill and two decode simulated engines plus the router, one process. */
+final class DemoCommand {
+
+  private DemoCommand() {}
+
+  static int run(String[] args, PrintStream out) {
+    Flags flags = Flags.parse(args, Set.of("port", "host", "journal"), false);
+    String host = flags.get("host", "127.0.0.1");
+    int port = flags.getInt("port", 8000);
+    EventLoopGroup simGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    // Visible pacing: a token every 20 ms, so streaming can be watched in a terminal.
+    SimOptions options = SimOptions.builder().model(DemoFleet.MODEL).interTokenMillis(20).build();
+    DemoFleet fleet = DemoFleet.start(2, 2, options, simGroup);
+    String journal = flags.get("journal");
+    RouterServer server;
+    try {
+      server = RouterServer.start(fleet.config(), host, port, journal == null ? null : Path.of(journal));
+    } catch (RuntimeException e) {
+      fleet.close();
+      simGroup.shutdownGracefully();
+      throw e;
+    }
+    String base = "http://" + host + ":" + server.port();
+    out.println("narwhal demo: router on " + base + " over 2 prefill + 2 decode simulated engines");
+    fleet.engines().forEach(e -> out.println("  engine " + e.engineId() + " at " + e.baseUrl()));
+    out.println();
+    out.println("Try:");
+    out.println("  curl -N " + base + "/v1/completions -H 'Content-Type: application/json' \\");
+    out.println("    -d '{\"model\": \"" + DemoFleet.MODEL
+        + "\", \"prompt\": \"Tell me about narwhals\", \"max_tokens\": 24, \"stream\": true}'");
+    out.println();
+    out.println("Ctrl-C stops it.");
+    out.flush();
+    Narwhal.awaitShutdown(server, fleet, simGroup::shutdownGracefully);
+    return 0;
+  }
+}

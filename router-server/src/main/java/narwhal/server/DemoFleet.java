@@ -1,0 +1,71 @@
+package narwhal.server;
+
+import io.netty.channel.EventLoopGroup;
+import java.util.ArrayList;
+import java.util.List;
+import narwhal.config.EngineRole;
+import narwhal.config.EngineSpec;
+import narwhal.config.FleetConfig;
+import narwhal.sim.SimEngine;
+import narwhal.sim.SimOptions;
+
+/** A fleet of simulated engines in this process: what {@code narwhal demo} and tests route to. */
+public final class DemoFleet implements AutoCloseable {
+
+  public static final String MODEL = "narwhal-sim";
+
+  private final List<SimEngine> engines;
+  private final FleetConfig config;
+
+  private DemoFleet(List<SimEngine> engines, FleetConfig config) {
+    this.engines = engines;
+    this.config = config;
+  }
+
+  /**
+   * Starts {@code prefill} prefill engines and {@code decode} decode engines on ephemeral ports,
+   * configured by {@code options} (port and engine id are set per engine).
+   */
+  public static DemoFleet start(int prefill, int decode, SimOptions options, EventLoopGroup group) {
+    List<SimEngine> started = new ArrayList<>();
+    List<EngineSpec> specs = new ArrayList<>();
+    try {
+      for (int i = 0; i < prefill + decode; i++) {
+        boolean isPrefill = i < prefill;
+        String iid = isPrefill ? "p" + i : "d" + (i - prefill);
+        SimOptions engineOptions = options.toBuilder().port(0).engineId("sim-" + iid).build();
+        SimEngine engine = SimEngine.start(engineOptions, group);
+        started.add(engine);
+        specs.add(EngineSpec.of(iid, engine.baseUrl(), isPrefill ? EngineRole.PREFILL : EngineRole.DECODE));
+      }
+    } catch (RuntimeException e) {
+      started.forEach(SimEngine::close);
+      throw e;
+    }
+    return new DemoFleet(List.copyOf(started), FleetConfig.of(options.model(), specs));
+  }
+
+  /** The fleet configuration (all defaults) pointing at these engines. */
+  public FleetConfig config() {
+    return config;
+  }
+
+  public List<SimEngine> engines() {
+    return engines;
+  }
+
+  /** The engine serving instance {@code iid} (p0, p1, ..., d0, d1, ...). */
+  public SimEngine engine(String iid) {
+    for (int i = 0; i < config.engines().size(); i++) {
+      if (config.engines().get(i).iid().equals(iid)) {
+        return engines.get(i);
+      }
+    }
+    throw new IllegalArgumentException("no engine " + iid);
+  }
+
+  @Override
+  public void close() {
+    engines.forEach(SimEngine::close);
+  }
+}

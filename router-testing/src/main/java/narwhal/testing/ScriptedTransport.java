@@ -1,0 +1,139 @@
+package narwhal.testing;
+
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import narwhal.core.time.Scheduler;
+import narwhal.engines.spi.EngineHttpRequest;
+import narwhal.engines.spi.EngineTransport;
+import narwhal.engines.spi.Exchange;
+import narwhal.engines.spi.ExchangeHandler;
+import narwhal.engines.spi.ExchangeOptions;
+import narwhal.engines.spi.TransportFailure;
+
+/**
+ * An {@link EngineTransport} with no sockets: every exchange is recorded and the test plays the
+ * engine's part by hand ({@link Call#respond}, {@link Call#event}, {@link Call#end}, ...). With a
+ * {@link narwhal.core.time.ManualScheduler} this tests engine-leg timing exactly.
+ */
+public final class ScriptedTransport implements EngineTransport {
+
+  private final List<Call> calls = new ArrayList<>();
+
+  @Override
+  public Exchange open(URI engineBase, EngineHttpRequest request, ExchangeOptions options, Scheduler loop,
+      ExchangeHandler handler) {
+    Call call = new Call(engineBase, request, handler);
+    calls.add(call);
+    return call;
+  }
+
+  /** Every exchange opened so far, in order. */
+  public List<Call> calls() {
+    return calls;
+  }
+
+  public Call last() {
+    if (calls.isEmpty()) {
+      throw new AssertionError("no exchange was opened");
+    }
+    return calls.get(calls.size() - 1);
+  }
+
+  /** Exchanges neither finished nor cancelled. */
+  @Override
+  public int openConnections() {
+    return (int) calls.stream().filter(c -> !c.cancelled && !c.ended).count();
+  }
+
+  @Override
+  public void close() {}
+
+  /** One recorded exchange; the test answers it. */
+  public static final class Call implements Exchange {
+    public final URI engine;
+    public final EngineHttpRequest request;
+    private final ExchangeHandler handler;
+    private boolean cancelled;
+    private boolean ended;
+    private boolean paused;
+
+    Call(URI engine, EngineHttpRequest request, ExchangeHandler handler) {
+      this.engine = engine;
+      this.request = request;
+      this.handler = handler;
+    }
+
+    public String body() {
+      return new String(request.body(), StandardCharsets.UTF_8);
+    }
+
+    public Call head(int status, String contentType) {
+      if (!cancelled) {
+        handler.onHead(status, contentType);
+      }
+      return this;
+    }
+
+    public Call sse() {
+      return head(200, "text/event-stream");
+    }
+
+    public Call event(String data) {
+      if (!cancelled) {
+        handler.onEvent(data);
+      }
+      return this;
+    }
+
+    /** A whole JSON response: head, body, end. */
+    public Call respond(int status, String body) {
+      if (!cancelled) {
+        handler.onHead(status, "application/json");
+        handler.onBody(body);
+        end();
+      }
+      return this;
+    }
+
+    public Call end() {
+      if (!cancelled && !ended) {
+        ended = true;
+        handler.onEnd();
+      }
+      return this;
+    }
+
+    public Call fail(TransportFailure.Kind kind) {
+      if (!cancelled && !ended) {
+        ended = true;
+        handler.onFailure(new TransportFailure(kind, kind.name().toLowerCase()));
+      }
+      return this;
+    }
+
+    public boolean cancelled() {
+      return cancelled;
+    }
+
+    public boolean paused() {
+      return paused;
+    }
+
+    @Override
+    public void cancel() {
+      cancelled = true;
+    }
+
+    @Override
+    public void pause() {
+      paused = true;
+    }
+
+    @Override
+    public void resume() {
+      paused = false;
+    }
+  }
+}
