@@ -1,0 +1,120 @@
+package narwhal.config;
+
+import java.util.Objects;
+
+/**
+ * The {@code engine} section: how the router talks to every engine.
+ *
+ * @param firstTokenTimeoutS from before the decode connect to the first generated token
+ * @param firstTokenCalibrationPath a file of calibrated first-token timeouts, or "" for none
+ * @param decodeReadTimeoutS the longest silence between decode stream chunks after the first token;
+ *     0 leaves only the request deadline
+ * @param tokenize whether the router asks an engine for an exact prompt token count
+ * @param tokenizeTimeoutS the exact-count call's timeout
+ * @param charsPerToken the estimate used when no exact count is available
+ * @param connectTimeoutS how long opening a connection to an engine may take
+ * @param poolTimeoutS how long a request may wait for a pooled engine connection
+ * @param healthTimeoutS the health check's timeout
+ * @param controlConnections connections kept for control traffic; 0 means max(4, 2·engines)
+ * @param engineApiKeyEnv the environment variable holding the engines' bearer token, or ""
+ * @param connector the KV connector; only {@code nixl}
+ * @param dialect the engines' wire dialect; only {@code vllm} unless more are registered
+ */
+public record EngineConfig(
+    double firstTokenTimeoutS,
+    String firstTokenCalibrationPath,
+    double decodeReadTimeoutS,
+    boolean tokenize,
+    double tokenizeTimeoutS,
+    double charsPerToken,
+    double connectTimeoutS,
+    double poolTimeoutS,
+    double healthTimeoutS,
+    int controlConnections,
+    String engineApiKeyEnv,
+    String connector,
+    String dialect) {
+
+  public static final String CONNECTOR_NIXL = "nixl";
+  public static final String DIALECT_VLLM = "vllm";
+
+  public EngineConfig {
+    Objects.requireNonNull(firstTokenCalibrationPath, "firstTokenCalibrationPath");
+    Objects.requireNonNull(engineApiKeyEnv, "engineApiKeyEnv");
+    Objects.requireNonNull(connector, "connector");
+    Objects.requireNonNull(dialect, "dialect");
+  }
+
+  public static EngineConfig defaults() {
+    return new EngineConfig(
+        2.5, "", 60.0, true, 2.0, 3.8, 10.0, 5.0, 5.0, 0, "", CONNECTOR_NIXL, DIALECT_VLLM);
+  }
+
+  public EngineConfig withFirstTokenTimeoutS(double value) {
+    return new EngineConfig(
+        value, firstTokenCalibrationPath, decodeReadTimeoutS, tokenize, tokenizeTimeoutS,
+        charsPerToken, connectTimeoutS, poolTimeoutS, healthTimeoutS, controlConnections,
+        engineApiKeyEnv, connector, dialect);
+  }
+
+  public EngineConfig withDecodeReadTimeoutS(double value) {
+    return new EngineConfig(
+        firstTokenTimeoutS, firstTokenCalibrationPath, value, tokenize, tokenizeTimeoutS,
+        charsPerToken, connectTimeoutS, poolTimeoutS, healthTimeoutS, controlConnections,
+        engineApiKeyEnv, connector, dialect);
+  }
+
+  /** Turns exact token counting on or off, with its timeout. */
+  public EngineConfig withTokenize(boolean enabled, double timeoutS) {
+    return new EngineConfig(
+        firstTokenTimeoutS, firstTokenCalibrationPath, decodeReadTimeoutS, enabled, timeoutS,
+        charsPerToken, connectTimeoutS, poolTimeoutS, healthTimeoutS, controlConnections,
+        engineApiKeyEnv, connector, dialect);
+  }
+
+  public EngineConfig withCharsPerToken(double value) {
+    return new EngineConfig(
+        firstTokenTimeoutS, firstTokenCalibrationPath, decodeReadTimeoutS, tokenize,
+        tokenizeTimeoutS, value, connectTimeoutS, poolTimeoutS, healthTimeoutS, controlConnections,
+        engineApiKeyEnv, connector, dialect);
+  }
+
+  public EngineConfig withConnectTimeoutS(double value) {
+    return new EngineConfig(
+        firstTokenTimeoutS, firstTokenCalibrationPath, decodeReadTimeoutS, tokenize,
+        tokenizeTimeoutS, charsPerToken, value, poolTimeoutS, healthTimeoutS, controlConnections,
+        engineApiKeyEnv, connector, dialect);
+  }
+
+  public EngineConfig withPoolTimeoutS(double value) {
+    return new EngineConfig(
+        firstTokenTimeoutS, firstTokenCalibrationPath, decodeReadTimeoutS, tokenize,
+        tokenizeTimeoutS, charsPerToken, connectTimeoutS, value, healthTimeoutS,
+        controlConnections, engineApiKeyEnv, connector, dialect);
+  }
+
+  public EngineConfig withHealthTimeoutS(double value) {
+    return new EngineConfig(
+        firstTokenTimeoutS, firstTokenCalibrationPath, decodeReadTimeoutS, tokenize,
+        tokenizeTimeoutS, charsPerToken, connectTimeoutS, poolTimeoutS, value, controlConnections,
+        engineApiKeyEnv, connector, dialect);
+  }
+
+  public EngineConfig withEngineApiKeyEnv(String value) {
+    return new EngineConfig(
+        firstTokenTimeoutS, firstTokenCalibrationPath, decodeReadTimeoutS, tokenize,
+        tokenizeTimeoutS, charsPerToken, connectTimeoutS, poolTimeoutS, healthTimeoutS,
+        controlConnections, value, connector, dialect);
+  }
+
+  /**
+   * Sets the fleet-wide dialect. Engines already built keep the dialect they resolved; rebuild them
+   * (or use {@link EngineSpec#withDialect}) to follow.
+   */
+  public EngineConfig withDialect(String value) {
+    return new EngineConfig(
+        firstTokenTimeoutS, firstTokenCalibrationPath, decodeReadTimeoutS, tokenize,
+        tokenizeTimeoutS, charsPerToken, connectTimeoutS, poolTimeoutS, healthTimeoutS,
+        controlConnections, engineApiKeyEnv, connector, value);
+  }
+}

@@ -1,0 +1,136 @@
+package narwhal.config;
+
+import static narwhal.config.NumberRange.NON_NEGATIVE;
+import static narwhal.config.NumberRange.POSITIVE;
+
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * Reads the sections the request path uses ({@code serving}, {@code engine}, {@code slo}) and the
+ * small {@code profiles} and {@code continuation} sections. Absent keys take the record's defaults.
+ */
+final class SectionParsers {
+
+  private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-f]{64}");
+
+  private SectionParsers() {}
+
+  static ServingConfig serving(ConfigObject s) {
+    ServingConfig d = ServingConfig.defaults();
+    AdmissionMode admission =
+        Objects.requireNonNullElse(
+            s.choice("admission", Choices.ADMISSION, false), d.admission());
+    double admissionMargin = s.number("admission_margin", d.admissionMargin(), NON_NEGATIVE);
+    int maxConnections = s.integer("max_connections", d.maxConnections(), 1);
+    int queueCapacity = s.integer("queue_capacity", d.queueCapacity(), 0);
+    double queueTimeoutS = s.number("queue_timeout_s", d.queueTimeoutS(), NON_NEGATIVE);
+    int maxAttempts = s.integer("max_attempts", d.maxAttempts(), 1);
+    double retryBaseS = s.number("retry_base_s", d.retryBaseS(), NON_NEGATIVE);
+    double retryCapS = s.number("retry_cap_s", d.retryCapS(), NON_NEGATIVE);
+    double retryBudget = s.number("retry_budget", d.retryBudget(), NON_NEGATIVE);
+    double retryReplenish = s.number("retry_replenish", d.retryReplenish(), NON_NEGATIVE);
+    long maxRequestBytes = s.longInteger("max_request_bytes", d.maxRequestBytes(), 1);
+    long maxResponseBytes = s.longInteger("max_response_bytes", d.maxResponseBytes(), 1);
+    double requestTimeoutS = s.number("request_timeout_s", d.requestTimeoutS(), POSITIVE);
+    double prefillTimeoutS = s.number("prefill_timeout_s", d.prefillTimeoutS(), POSITIVE);
+    double gracefulTimeoutS = s.number("graceful_timeout_s", d.gracefulTimeoutS(), NON_NEGATIVE);
+
+    if (queueCapacity > 0 && queueTimeoutS <= 0 && s.isValid("queue_timeout_s")) {
+      s.error(
+          "queue_timeout_s",
+          "must be > 0 when queue_capacity is > 0 (queue_capacity is " + queueCapacity + ")");
+    }
+    if (retryBaseS > retryCapS && s.isValid("retry_base_s") && s.isValid("retry_cap_s")) {
+      s.error(
+          "retry_base_s",
+          "must be <= retry_cap_s ("
+              + JsonPaths.show(retryBaseS)
+              + " > "
+              + JsonPaths.show(retryCapS)
+              + ")");
+    }
+    s.finish();
+    return new ServingConfig(
+        admission, admissionMargin, maxConnections, queueCapacity, queueTimeoutS, maxAttempts,
+        retryBaseS, retryCapS, retryBudget, retryReplenish, maxRequestBytes, maxResponseBytes,
+        requestTimeoutS, prefillTimeoutS, gracefulTimeoutS);
+  }
+
+  static EngineConfig engine(ConfigObject e) {
+    EngineConfig d = EngineConfig.defaults();
+    double firstTokenTimeoutS =
+        e.number("first_token_timeout_s", d.firstTokenTimeoutS(), POSITIVE);
+    String calibrationPath =
+        e.string("first_token_calibration_path", d.firstTokenCalibrationPath());
+    double decodeReadTimeoutS =
+        e.number("decode_read_timeout_s", d.decodeReadTimeoutS(), NON_NEGATIVE);
+    boolean tokenize = e.bool("tokenize", d.tokenize());
+    double tokenizeTimeoutS = e.number("tokenize_timeout_s", d.tokenizeTimeoutS(), POSITIVE);
+    double charsPerToken = e.number("chars_per_token", d.charsPerToken(), POSITIVE);
+    double connectTimeoutS = e.number("connect_timeout_s", d.connectTimeoutS(), POSITIVE);
+    double poolTimeoutS = e.number("pool_timeout_s", d.poolTimeoutS(), POSITIVE);
+    double healthTimeoutS = e.number("health_timeout_s", d.healthTimeoutS(), POSITIVE);
+    int controlConnections = e.integer("control_connections", d.controlConnections(), 0);
+    String engineApiKeyEnv = e.string("engine_api_key_env", d.engineApiKeyEnv());
+    String connector =
+        Objects.requireNonNullElse(e.choice("connector", Choices.CONNECTORS, false), d.connector());
+    String dialect =
+        Objects.requireNonNullElse(e.choice("dialect", dialects(e), false), d.dialect());
+    e.finish();
+    return new EngineConfig(
+        firstTokenTimeoutS, calibrationPath, decodeReadTimeoutS, tokenize, tokenizeTimeoutS,
+        charsPerToken, connectTimeoutS, poolTimeoutS, healthTimeoutS, controlConnections,
+        engineApiKeyEnv, connector, dialect);
+  }
+
+  /** The dialects this router can speak, as choices for a {@code dialect} key. */
+  static Map<String, String> dialects(ConfigObject o) {
+    return Choices.identity(
+        o.context().knownDialects().stream().sorted().toArray(String[]::new));
+  }
+
+  /**
+   * The required {@code slo} section. Problems are recorded; the code-built defaults stand in for
+   * what is missing so parsing can go on.
+   */
+  static SloConfig slo(ConfigObject top) {
+    if (top.raw("slo") == null) {
+      top.error("slo", "required: an object with ttft_s and tpot_s");
+      return SloConfig.defaults();
+    }
+    ConfigObject s = top.object("slo");
+    if (!top.isValid("slo")) {
+      return SloConfig.defaults();
+    }
+    Double ttftS = s.requiredNumber("ttft_s", POSITIVE);
+    Double tpotS = s.requiredNumber("tpot_s", POSITIVE);
+    s.finish();
+    SloConfig d = SloConfig.defaults();
+    return new SloConfig(
+        ttftS == null ? d.ttftS() : ttftS, tpotS == null ? d.tpotS() : tpotS);
+  }
+
+  static ProfilesConfig profiles(ConfigObject p) {
+    ProfilesConfig d = ProfilesConfig.defaults();
+    String path = p.string("path", d.path());
+    double fit = p.number("max_decode_fit_mape", d.maxDecodeFitMape(), POSITIVE);
+    double cv = p.number("max_decode_cv_mape", d.maxDecodeCvMape(), POSITIVE);
+    p.finish();
+    return new ProfilesConfig(path, fit, cv);
+  }
+
+  static ContinuationConfig continuation(ConfigObject c) {
+    ContinuationConfig d = ContinuationConfig.defaults();
+    boolean enabled = c.bool("enabled", d.enabled());
+    int maxAttempts = c.integer("max_attempts", d.maxAttempts(), 1);
+    String digest = c.optionalString("qualification_sha256");
+    if (digest != null && !SHA256_HEX.matcher(digest).matches()) {
+      c.error("qualification_sha256", "must be 64 lowercase hex digits, got \"" + digest + "\"");
+      digest = null;
+    }
+    c.finish();
+    return new ContinuationConfig(enabled, maxAttempts, digest);
+  }
+}
