@@ -97,13 +97,14 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   // ---- attempt: prefill placement -> prefill leg -> handoff -> decode placement -> decode leg ----
 
   private void startAttempt() {
-    attempts++;
     state = RequestState.PREFILL_PLACEMENT;
     producer = rt.fleet().pickPrefill(excluded, loop.nanoTime());
     if (producer == null) {
       failNoEngine("prefill");
       return;
     }
+    // An attempt counts once something is dispatched.
+    attempts++;
     state = RequestState.PREFILL;
     prefillReservation = producer.reservePrefill();
     int attempt = attempts;
@@ -141,8 +142,13 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     }
     state = RequestState.DECODE;
     decodeReservation = consumer.reserveDecode();
-    decodeCall = rt.engines().decode(
+    DecodeCall call = rt.engines().decode(
         consumer.spec(), decodeRequest(), handoff, rt.settings().decodeLimits(), loop, this);
+    // A leg can fail inside decode() (an invalid descriptor is rejected before anything is sent);
+    // then the state has already moved on and the finished leg must not be kept.
+    if (state == RequestState.DECODE) {
+      decodeCall = call;
+    }
   }
 
   /**
@@ -375,7 +381,10 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     row.put("output_len", tokens);
     row.put("terminal", terminal.wireName());
     row.put("reason", reason);
-    row.put("status", terminal == Terminal.COMPLETED ? 200 : error == null ? null : error.status());
+    // Boxed on purpose: with an int literal in the outer branch the conditional unboxes the null
+    // of a cancelled request and throws NullPointerException.
+    Integer status = terminal == Terminal.COMPLETED ? Integer.valueOf(200) : error == null ? null : error.status();
+    row.put("status", status);
     row.put("error_type", error == null ? null : error.type());
     row.put("error_code", error == null ? null : error.code());
     row.put("error", error == null ? null : error.message());

@@ -26,11 +26,10 @@ record RequestSettings(
     ExchangeOptions exchange = new ExchangeOptions(
         seconds(config.engine().connectTimeoutS()),
         (int) Math.min(Integer.MAX_VALUE, config.serving().maxResponseBytes()));
-    long bound = 0;
-    if (config.engineContract() != null && config.engineContract().kvLeaseDurationS() != null) {
-      long leaseMillis = Math.round(config.engineContract().kvLeaseDurationS() * 1000);
-      bound = Duration.ofMillis(leaseMillis - leaseMillis / 6).toNanos();
-    }
+    // The contract's own rule, lease - floor(lease / 6) in whole seconds (10 s -> 9 s); dividing
+    // milliseconds instead gave 8.334 s and expired handoffs the spec allows.
+    Double boundS = config.handoffBoundS();
+    long bound = boundS == null ? 0 : seconds(boundS).toNanos();
     return new RequestSettings(
         config.model(),
         seconds(config.serving().requestTimeoutS()).toNanos(),

@@ -9,10 +9,7 @@ public final class Durations {
     if (nanos < 1_000_000_000L) {
       return (nanos / 1_000_000L) + " ms";
     }
-    double seconds = nanos / 1e9;
-    if (seconds == Math.rint(seconds)) {
-      return (long) seconds + " s";
-    }
-    return String.format(java.util.Locale.ROOT, "%.3g s", seconds);
+    // Millisecond precision without trailing zeros: "%.3g" printed 2.5 s as "2.50 s".
+    return java.math.BigDecimal.valueOf(nanos / 1_000_000L, 3).stripTrailingZeros().toPlainString() + " s";
   }
 }

@@ -65,7 +65,7 @@ public final class VllmDialect implements EngineDialect {
     JsonNode response;
     try {
       response = Json.mapper().readTree(body);
-    } catch (java.io.IOException e) {
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw new UnreadableHandoffException("the prefill response is not JSON: " + e.getOriginalMessage());
     }
     JsonNode params = response == null ? null : response.get("kv_transfer_params");

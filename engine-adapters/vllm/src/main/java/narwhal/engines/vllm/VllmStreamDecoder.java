@@ -109,7 +109,9 @@ final class VllmStreamDecoder implements DecodeEventDecoder {
       return e.setStatus(500).setMessage(error.asText()).setType("InternalServerError").build();
     }
     JsonNode code = error.get("code");
-    int status = code != null && code.isInt() ? code.asInt() : 500;
+    // StreamError.status is an HTTP error status: an integer code outside 400-599 (vLLM never
+    // sends one, but a proxy might) becomes 500, as the spec's stream-termination rule says.
+    int status = code != null && code.isInt() && code.asInt() >= 400 && code.asInt() <= 599 ? code.asInt() : 500;
     e.setStatus(status);
     e.setMessage(error.path("message").asText(""));
     e.setType(error.path("type").asText(""));

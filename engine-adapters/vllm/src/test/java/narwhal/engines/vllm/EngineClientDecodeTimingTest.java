@@ -1,0 +1,181 @@
+package narwhal.engines.vllm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import narwhal.engines.client.DecodeCall;
+import narwhal.engines.client.EngineFailure;
+import narwhal.engines.client.FailureClass;
+import narwhal.engines.client.Phase;
+import narwhal.testing.ScriptedTransport.Call;
+import org.junit.jupiter.api.Test;
+
+/** The decode leg's first-token and silence timers, to the millisecond. */
+class EngineClientDecodeTimingTest {
+
+  private final LegFixture f = new LegFixture();
+
+  @Test
+  void firstTokenTimer_headAt2000ms_stillFiresAt2500msFromBeforeConnect() {
+    f.decode();
+    Call call = f.transport.last();
+    f.loop.advanceMillis(2000);
+    call.sse();
+
+    f.loop.advanceMillis(499);
+    assertThat(f.listener.quiet()).isTrue();
+    assertThat(call.cancelled()).isFalse();
+
+    f.loop.advanceMillis(1);
+    EngineFailure failure = f.listener.failure();
+    assertThat(failure.status()).isEqualTo(504);
+    assertThat(failure.phase()).isEqualTo(Phase.DECODE);
+    assertThat(failure.failureClass()).isEqualTo(FailureClass.STREAM);
+    assertThat(failure.reason()).isEqualTo("engine_timeout");
+    assertThat(failure.isTransient()).isTrue();
+    assertThat(failure.getMessage()).startsWith("no first token within 2.5 s");
+    assertThat(call.cancelled()).isTrue();
+  }
+
+  @Test
+  void firstTokenTimer_onlyMetadataBeforeDeadline_firesAsOverload() {
+    f.decode();
+    Call call = f.transport.last().sse();
+    f.loop.advanceMillis(1000);
+    call.event(Wire.usage(5, 0));
+    f.loop.advanceMillis(1000);
+    call.event(Wire.completionToken(""));
+
+    f.loop.advanceMillis(499);
+    assertThat(f.listener.quiet()).isTrue();
+    assertThat(f.listener.events).hasSize(2);
+
+    f.loop.advanceMillis(1);
+    assertThat(f.listener.failure().failureClass()).isEqualTo(FailureClass.OVERLOAD);
+    assertThat(f.listener.failure().status()).isEqualTo(504);
+    assertThat(call.cancelled()).isTrue();
+  }
+
+  @Test
+  void firstTokenTimer_tokenJustInTime_stopsIt() {
+    f.decode();
+    Call call = f.transport.last().sse();
+    f.loop.advanceMillis(2499);
+    call.event(Wire.completionToken("a"));
+
+    f.loop.advanceMillis(5000);
+
+    assertThat(f.listener.quiet()).isTrue();
+    assertThat(f.listener.events).hasSize(1);
+  }
+
+  @Test
+  void silenceTimer_afterFirstToken_firesExactlyAtReadTimeoutSinceLastChunk() {
+    f.decode(LegFixture.decodeLimits(2500, 3000));
+    Call call = f.transport.last().sse();
+    f.loop.advanceMillis(100);
+    call.event(Wire.completionToken("a"));
+    f.loop.advanceMillis(1000);
+    call.event(Wire.completionToken("b"));
+
+    f.loop.advanceMillis(2999);
+    assertThat(f.listener.quiet()).isTrue();
+
+    f.loop.advanceMillis(1);
+    EngineFailure failure = f.listener.failure();
+    assertThat(failure.status()).isEqualTo(504);
+    assertThat(failure.failureClass()).isEqualTo(FailureClass.STREAM);
+    assertThat(failure.getMessage()).startsWith("engine went silent between tokens");
+    assertThat(failure.getMessage()).contains("3 s").contains("after 2 tokens");
+    assertThat(call.cancelled()).isTrue();
+  }
+
+  @Test
+  void silenceTimer_metadataChunk_resetsIt() {
+    f.decode(LegFixture.decodeLimits(2500, 3000));
+    Call call = f.transport.last().sse();
+    call.event(Wire.completionToken("a"));
+    f.loop.advanceMillis(2000);
+    call.event(Wire.usage(1, 1));
+
+    f.loop.advanceMillis(2999);
+    assertThat(f.listener.quiet()).isTrue();
+
+    f.loop.advanceMillis(1);
+    assertThat(f.listener.failure().getMessage()).startsWith("engine went silent between tokens");
+  }
+
+  @Test
+  void silenceTimer_readTimeoutZero_neverFires() {
+    f.decode(LegFixture.decodeLimits(2500, 0));
+    Call call = f.transport.last().sse();
+    call.event(Wire.completionToken("a"));
+
+    f.loop.advanceMillis(3_600_000);
+
+    assertThat(f.listener.quiet()).isTrue();
+    assertThat(call.cancelled()).isFalse();
+    assertThat(f.loop.pendingTasks()).isZero();
+  }
+
+  @Test
+  void pause_suspendsSilenceTimer_resumeRearmsTheFullBound() {
+    DecodeCall leg = f.decode(LegFixture.decodeLimits(2500, 3000));
+    Call call = f.transport.last().sse();
+    call.event(Wire.completionToken("a"));
+    f.loop.advanceMillis(1000);
+
+    leg.pause();
+    assertThat(call.paused()).isTrue();
+    f.loop.advanceMillis(60_000);
+    assertThat(f.listener.quiet()).isTrue();
+
+    leg.resume();
+    assertThat(call.paused()).isFalse();
+    f.loop.advanceMillis(2999);
+    assertThat(f.listener.quiet()).isTrue();
+    f.loop.advanceMillis(1);
+    assertThat(f.listener.failure().getMessage()).startsWith("engine went silent between tokens");
+  }
+
+  @Test
+  void pause_beforeFirstToken_keepsFirstTokenTimer() {
+    DecodeCall leg = f.decode();
+    f.transport.last().sse();
+
+    leg.pause();
+    f.loop.advanceMillis(2500);
+
+    assertThat(f.listener.failure().getMessage()).startsWith("no first token within 2.5 s");
+  }
+
+  @Test
+  void cancel_midStream_cancelsExchangeAndStaysSilent() {
+    DecodeCall leg = f.decode();
+    Call call = f.transport.last().sse();
+    call.event(Wire.completionToken("a"));
+
+    leg.cancel();
+    f.loop.advanceMillis(60_000);
+
+    assertThat(call.cancelled()).isTrue();
+    assertThat(f.listener.quiet()).isTrue();
+    assertThat(f.loop.pendingTasks()).isZero();
+  }
+
+  @Test
+  void done_afterTokens_completesOnceAndDisarmsTimers() {
+    f.decode(LegFixture.decodeLimits(2500, 3000));
+    Call call = f.transport.last().sse();
+    call.event(Wire.completionToken("a"));
+    call.event(Wire.completionFinish("", "stop"));
+    call.event("[DONE]");
+    call.end();
+
+    f.loop.advanceMillis(60_000);
+
+    assertThat(f.listener.completions).isEqualTo(1);
+    assertThat(f.listener.failures).isEmpty();
+    assertThat(f.listener.events).hasSize(2);
+    assertThat(f.loop.pendingTasks()).isZero();
+  }
+}

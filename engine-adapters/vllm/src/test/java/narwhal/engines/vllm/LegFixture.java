@@ -1,0 +1,71 @@
+package narwhal.engines.vllm;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import narwhal.config.EngineRole;
+import narwhal.config.EngineSpec;
+import narwhal.core.time.ManualScheduler;
+import narwhal.engines.client.DecodeCall;
+import narwhal.engines.client.EngineClient;
+import narwhal.engines.client.LegLimits;
+import narwhal.engines.connector.PrefillResult;
+import narwhal.engines.spi.EngineDialects;
+import narwhal.engines.spi.ExchangeOptions;
+import narwhal.engines.spi.UnreadableHandoffException;
+import narwhal.proto.v1.CompletionRequest;
+import narwhal.proto.v1.KvHandoffDescriptor;
+import narwhal.proto.v1.Route;
+import narwhal.testing.ScriptedTransport;
+
+/** One engine client on a scripted transport and a manual clock, for single-leg tests. */
+final class LegFixture {
+
+  static final EngineSpec P1 = EngineSpec.of("p1", "http://10.0.0.1:8100", EngineRole.PREFILL);
+  static final EngineSpec D1 = EngineSpec.of("d1", "http://10.0.0.2:8200", EngineRole.DECODE);
+  static final CompletionRequest COMPLETION = Wire.completions("{\"model\":\"m\",\"prompt\":\"hi\",\"stream\":true}");
+  static final CompletionRequest CHAT =
+      Wire.chat("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"stream\":true}");
+
+  final ManualScheduler loop = new ManualScheduler();
+  final ScriptedTransport transport = new ScriptedTransport();
+  private final AtomicInteger ids = new AtomicInteger();
+  final EngineClient client =
+      new EngineClient(transport, EngineDialects.of(new VllmDialect()), () -> "b" + ids.incrementAndGet());
+  final RecordingDecodeListener listener = new RecordingDecodeListener();
+
+  static LegLimits decodeLimits(long firstTokenMillis, long readMillis) {
+    return LegLimits.decode(Duration.ofMillis(firstTokenMillis), Duration.ofMillis(readMillis),
+        ExchangeOptions.defaults());
+  }
+
+  /** A decode of COMPLETION on D1 with a valid crossed handoff: 2.5 s first token, 10 s silence. */
+  DecodeCall decode() {
+    return decode(decodeLimits(2500, 10_000));
+  }
+
+  DecodeCall decode(LegLimits limits) {
+    return client.decode(D1, COMPLETION, handoff(Route.ROUTE_COMPLETIONS), limits, loop, listener);
+  }
+
+  /** A producer result from P1 holding the wire reference's parameters. */
+  static PrefillResult handoff(Route route) {
+    try {
+      return handoff(new VllmDialect().readPrefillResponse(Wire.prefillResponse(Wire.PRODUCER_PARAMS), "nixl"),
+          route);
+    } catch (UnreadableHandoffException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  static PrefillResult handoff(KvHandoffDescriptor descriptor, Route route) {
+    narwhal.proto.v1.PrefillResult proto = narwhal.proto.v1.PrefillResult.newBuilder()
+        .setHandoff(descriptor)
+        .setProducerIid(P1.iid())
+        .setProducerUrl(P1.url().toString())
+        .setEndpoint(VllmDialect.endpoint(route))
+        .setBackendRequestId("b0")
+        .setRoute(route)
+        .build();
+    return new PrefillResult(proto, new VllmDialect().transferParametersJson(descriptor), 0, 0);
+  }
+}

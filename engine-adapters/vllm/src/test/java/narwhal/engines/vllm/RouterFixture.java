@@ -1,0 +1,108 @@
+package narwhal.engines.vllm;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.function.UnaryOperator;
+import narwhal.config.EngineRole;
+import narwhal.config.EngineSpec;
+import narwhal.config.FleetConfig;
+import narwhal.config.ServingConfig;
+import narwhal.core.api.RequestHandle;
+import narwhal.core.fleet.Fleet;
+import narwhal.core.request.DisaggregatedRouter;
+import narwhal.core.time.ManualScheduler;
+import narwhal.engines.client.EngineClient;
+import narwhal.engines.spi.EngineDialects;
+import narwhal.proto.v1.CompletionRequest;
+import narwhal.testing.ScriptedTransport;
+import narwhal.testing.ScriptedTransport.Call;
+
+/**
+ * A whole router on a scripted transport and a manual clock: the test plays every engine. Backend
+ * request ids are "b1", "b2", ... in the order legs start.
+ */
+final class RouterFixture {
+
+  static final long SEED = 20240611L;
+  static final Instant NOW = Instant.parse("2025-01-01T00:00:00Z");
+
+  final ManualScheduler loop = new ManualScheduler();
+  final ScriptedTransport transport = new ScriptedTransport();
+  final RecordingJournal journal = new RecordingJournal();
+  final FleetConfig config;
+  final Fleet fleet;
+  final DisaggregatedRouter router;
+  private int backendIds;
+
+  RouterFixture(FleetConfig config) {
+    this.config = config;
+    this.fleet = new Fleet(config.engines());
+    EngineClient engines =
+        new EngineClient(transport, EngineDialects.of(new VllmDialect()), () -> "b" + (++backendIds));
+    this.router = new DisaggregatedRouter(
+        config, fleet, engines, journal, Clock.fixed(NOW, ZoneOffset.UTC), new SplittableRandom(SEED));
+  }
+
+  /** Two prefill engines (p1, p2) and two decode engines (d1, d2). */
+  static FleetConfig twoByTwo() {
+    return FleetConfig.of("m", List.of(
+        EngineSpec.of("p1", "http://10.0.0.1:8100", EngineRole.PREFILL),
+        EngineSpec.of("p2", "http://10.0.0.2:8100", EngineRole.PREFILL),
+        EngineSpec.of("d1", "http://10.0.0.3:8200", EngineRole.DECODE),
+        EngineSpec.of("d2", "http://10.0.0.4:8200", EngineRole.DECODE)));
+  }
+
+  static FleetConfig twoByTwo(UnaryOperator<ServingConfig> serving) {
+    FleetConfig c = twoByTwo();
+    return c.withServing(serving.apply(c.serving()));
+  }
+
+  /** A submitted request and its client. */
+  record Client(RequestHandle handle, RecordingSink sink) {}
+
+  Client submit(CompletionRequest request) {
+    RecordingSink sink = new RecordingSink();
+    RequestHandle handle = router.submit(request, sink, loop, loop.nanoTime());
+    loop.runPending();
+    return new Client(handle, sink);
+  }
+
+  Client submitCompletion() {
+    return submit(Wire.completions("{\"model\":\"m\",\"prompt\":\"hello\",\"max_tokens\":8,\"stream\":true}"));
+  }
+
+  Call call(int index) {
+    return transport.calls().get(index);
+  }
+
+  /** The iid of the engine an exchange went to. */
+  String iidOf(Call call) {
+    return config.engines().stream().filter(e -> e.url().equals(call.engine)).findFirst()
+        .orElseThrow().iid();
+  }
+
+  static String backendId(Call call) {
+    return call.request.headers().get("X-Request-Id");
+  }
+
+  /** The producer answers its prefill with a descriptor naming its own engine id. */
+  void prefillOk(Call call) {
+    call.respond(200, Wire.prefillResponseFrom("engine-" + iidOf(call)));
+  }
+
+  Map<String, Object> row() {
+    return journal.row();
+  }
+
+  int residentPrefill() {
+    return fleet.totalResidentPrefill();
+  }
+
+  int residentDecode() {
+    return fleet.totalResidentDecode();
+  }
+}

@@ -1,0 +1,73 @@
+package narwhal.engines.vllm;
+
+import static narwhal.engines.vllm.Wire.tree;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import narwhal.engines.spi.EngineHttpRequest;
+import narwhal.proto.v1.CompletionRequest;
+import narwhal.proto.v1.KvHandoffDescriptor;
+import org.junit.jupiter.api.Test;
+
+/** The decode leg's HTTP request: the client's body plus the producer's parameters verbatim. */
+class VllmDecodeRequestTest {
+
+  private static final String CLIENT = "{\"model\":\"m\",\"prompt\":[1,2,3],\"max_tokens\":64,"
+      + "\"temperature\":0.2,\"top_p\":0.9,\"seed\":7,\"min_tokens\":4,\"stream\":true,"
+      + "\"stream_options\":{\"include_usage\":true},\"logprobs\":2}";
+
+  private final VllmDialect dialect = new VllmDialect();
+
+  @Test
+  void decodeRequest_crossedHandoff_isClientBodyPlusProducerParamsVerbatim() throws Exception {
+    KvHandoffDescriptor handoff =
+        dialect.readPrefillResponse(Wire.prefillResponse(Wire.PRODUCER_PARAMS), "nixl");
+
+    EngineHttpRequest http = dialect.decodeRequest(Wire.completions(CLIENT), handoff, "b-2");
+
+    ObjectNode expected = (ObjectNode) tree(CLIENT);
+    expected.set("kv_transfer_params", tree(Wire.PRODUCER_PARAMS));
+    assertThat(tree(http.body())).isEqualTo(expected);
+    assertThat(http.path()).isEqualTo("/v1/completions");
+    assertThat(http.headers()).containsEntry("X-Request-Id", "b-2");
+  }
+
+  @Test
+  void decodeRequest_chatHandoff_keepsMessagesLimitAndStreamSettings() throws Exception {
+    String client = "{\"messages\":[{\"role\":\"system\",\"content\":\"be brief\"},"
+        + "{\"role\":\"user\",\"content\":\"hi\"}],\"max_completion_tokens\":9,\"stream\":true,"
+        + "\"stream_options\":{\"include_usage\":true,\"continuous_usage_stats\":true},\"top_k\":5}";
+    KvHandoffDescriptor handoff =
+        dialect.readPrefillResponse(Wire.prefillResponse(Wire.PRODUCER_PARAMS), "nixl");
+
+    EngineHttpRequest http = dialect.decodeRequest(Wire.chat(client), handoff, "b-2");
+
+    ObjectNode expected = (ObjectNode) tree(client);
+    expected.set("kv_transfer_params", tree(Wire.PRODUCER_PARAMS));
+    assertThat(tree(http.body())).isEqualTo(expected);
+    assertThat(http.path()).isEqualTo("/v1/chat/completions");
+  }
+
+  @Test
+  void decodeRequest_typedFieldsOfOddShape_travelVerbatim() throws Exception {
+    String params = "{\"remote_engine_id\":\"e\",\"remote_block_ids\":[1],\"remote_host\":\"h\","
+        + "\"remote_port\":\"5600\",\"tp_size\":null,\"remote_request_id\":42,\"do_remote_prefill\":true}";
+    KvHandoffDescriptor handoff = dialect.readPrefillResponse(Wire.prefillResponse(params), "nixl");
+
+    JsonNode body = tree(dialect.decodeRequest(Wire.completions("{\"prompt\":\"x\"}"), handoff, "b").body());
+
+    assertThat(body.get("kv_transfer_params")).isEqualTo(tree(params));
+  }
+
+  @Test
+  void decodeRequest_sameEngine_hasNoTransferParamsEvenIfRequestCarriedSome() {
+    CompletionRequest request = Wire.completions(CLIENT).toBuilder()
+        .putExtraFields("kv_transfer_params", "{\"do_remote_prefill\":true,\"remote_engine_id\":\"x\"}")
+        .build();
+
+    EngineHttpRequest http = dialect.decodeRequest(request, null, "b-3");
+
+    assertThat(tree(http.body())).isEqualTo(tree(CLIENT));
+  }
+}

@@ -1,0 +1,131 @@
+package narwhal.engines.vllm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import narwhal.engines.connector.DescriptorValidator;
+import narwhal.engines.connector.PrefillResult;
+import narwhal.engines.spi.UnreadableHandoffException;
+import narwhal.proto.v1.KvHandoffDescriptor;
+import narwhal.proto.v1.Route;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Reading the producer's answer, and what validation then makes of the descriptor. */
+class VllmPrefillResponseTest {
+
+  private final VllmDialect dialect = new VllmDialect();
+
+  @Test
+  void readPrefillResponse_vllmProducerAnswer_mapsTypedFields() throws Exception {
+    KvHandoffDescriptor d = dialect.readPrefillResponse(Wire.prefillResponse(Wire.PRODUCER_PARAMS), "nixl");
+
+    assertThat(d.getConnector()).isEqualTo("nixl");
+    assertThat(d.getEngineId()).isEqualTo("7f3c1b2a-engine-p");
+    assertThat(d.getBlockIdsList()).containsExactly(4L, 5L, 6L);
+    assertThat(d.getHost()).isEqualTo("10.0.0.7");
+    assertThat(d.getPort()).isEqualTo(5600);
+    assertThat(d.getTpSize()).isEqualTo(1);
+    assertThat(d.getRemoteRequestId()).isEqualTo("cmpl-b1-0-1a2b3c4d");
+    assertThat(d.getOpaqueFieldsMap()).containsOnlyKeys("do_remote_prefill", "do_remote_decode", "future_field");
+  }
+
+  @Test
+  void readPrefillResponse_nullParams_isUnreadable() {
+    assertThatThrownBy(() -> dialect.readPrefillResponse(Wire.prefillResponse("null"), "nixl"))
+        .isInstanceOf(UnreadableHandoffException.class)
+        .hasMessageContaining("no kv_transfer_params");
+  }
+
+  @Test
+  void readPrefillResponse_missingParams_isUnreadable() {
+    assertThatThrownBy(() -> dialect.readPrefillResponse("{\"id\":\"cmpl-1\",\"choices\":[]}", "nixl"))
+        .isInstanceOf(UnreadableHandoffException.class)
+        .hasMessageContaining("no kv_transfer_params");
+  }
+
+  @Test
+  void readPrefillResponse_notJson_isUnreadable() {
+    assertThatThrownBy(() -> dialect.readPrefillResponse("<html>oops</html>", "nixl"))
+        .isInstanceOf(UnreadableHandoffException.class)
+        .hasMessageContaining("not JSON");
+  }
+
+  @Test
+  void readPrefillResponse_paramsNotAnObject_isUnreadable() {
+    assertThatThrownBy(() -> dialect.readPrefillResponse(Wire.prefillResponse("[1,2]"), "nixl"))
+        .isInstanceOf(UnreadableHandoffException.class);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"[\"a\",\"b\"]", "[1,-2]", "\"1,2\"", "7", "[1.5]", "[null]"})
+  void readPrefillResponse_badBlockIds_isUnreadable(String blocks) {
+    String params = "{\"remote_engine_id\":\"e\",\"remote_block_ids\":" + blocks + "}";
+
+    assertThatThrownBy(() -> dialect.readPrefillResponse(Wire.prefillResponse(params), "nixl"))
+        .isInstanceOf(UnreadableHandoffException.class)
+        .hasMessageContaining("remote_block_ids");
+  }
+
+  @Test
+  void readPrefillResponse_engineIdNotAString_isUnreadable() {
+    String params = "{\"remote_engine_id\":17,\"remote_block_ids\":[1]}";
+
+    assertThatThrownBy(() -> dialect.readPrefillResponse(Wire.prefillResponse(params), "nixl"))
+        .isInstanceOf(UnreadableHandoffException.class)
+        .hasMessageContaining("remote_engine_id");
+  }
+
+  @Test
+  void readPrefillResponse_missingEngineId_isReadButRejectedByValidation() throws Exception {
+    KvHandoffDescriptor d = dialect.readPrefillResponse(
+        Wire.prefillResponse("{\"remote_block_ids\":[1,2],\"remote_host\":\"h\",\"remote_port\":1}"), "nixl");
+
+    assertThat(d.getEngineId()).isEmpty();
+    assertThat(DescriptorValidator.problem(result(d), "nixl", "/v1/completions"))
+        .isEqualTo("the descriptor names no producer engine identity");
+  }
+
+  @Test
+  void readPrefillResponse_kvConnectorNamesAnotherConnector_isRejectedByValidation() throws Exception {
+    KvHandoffDescriptor d = dialect.readPrefillResponse(Wire.prefillResponse(
+        "{\"kv_connector\":\"LMCacheConnectorV1\",\"remote_engine_id\":\"e\",\"remote_block_ids\":[1]}"), "nixl");
+
+    assertThat(d.getConnector()).isEqualTo("lmcacheconnectorv1");
+    assertThat(DescriptorValidator.problem(result(d), "nixl", "/v1/completions"))
+        .contains("connector 'lmcacheconnectorv1'").contains("'nixl'");
+  }
+
+  @Test
+  void readPrefillResponse_kvConnectorNamesNixl_isAccepted() throws Exception {
+    KvHandoffDescriptor d = dialect.readPrefillResponse(Wire.prefillResponse(
+        "{\"kv_connector\":\"NixlConnector\",\"remote_engine_id\":\"e\",\"remote_block_ids\":[1]}"), "nixl");
+
+    assertThat(d.getConnector()).isEqualTo("nixl");
+    assertThat(DescriptorValidator.problem(result(d), "nixl", "/v1/completions")).isNull();
+  }
+
+  @Test
+  void readPrefillResponse_emptyBlockList_isRejectedByValidation() throws Exception {
+    KvHandoffDescriptor d = dialect.readPrefillResponse(
+        Wire.prefillResponse("{\"remote_engine_id\":\"e\",\"remote_block_ids\":[]}"), "nixl");
+
+    assertThat(DescriptorValidator.problem(result(d), "nixl", "/v1/completions"))
+        .isEqualTo("the descriptor lists no KV block ids");
+  }
+
+  @Test
+  void errorMessage_vllmErrorBody_isTheInnerMessage() {
+    assertThat(dialect.errorMessage(Wire.errorBody(400, "prompt too long"))).isEqualTo("prompt too long");
+    assertThat(dialect.errorMessage("{\"error\":\"Unauthorized\"}")).isEqualTo("Unauthorized");
+    assertThat(dialect.errorMessage("")).isEmpty();
+  }
+
+  private static PrefillResult result(KvHandoffDescriptor d) {
+    narwhal.proto.v1.PrefillResult proto = narwhal.proto.v1.PrefillResult.newBuilder()
+        .setHandoff(d).setProducerIid("p1").setProducerUrl("http://10.0.0.1:8100")
+        .setEndpoint("/v1/completions").setBackendRequestId("b1").setRoute(Route.ROUTE_COMPLETIONS).build();
+    return new PrefillResult(proto, new VllmDialect().transferParametersJson(d), 0, 0);
+  }
+}
