@@ -1,0 +1,223 @@
+package narwhal.engine.http;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Keep-alive connections to engines, kept per event loop and engine authority (host:port).
+ *
+ * <p>A connection is only ever used on the loop it was opened on, so each loop's idle connections
+ * are plain collections confined to that loop: {@link #acquire} and {@link #release} must be called
+ * on the loop they name. Idle connections are bounded per engine, closed after an idle timeout,
+ * and forgotten as soon as they close (for example when the engine drops them), so a pooled
+ * connection is almost always still usable; {@link #acquire} checks once more before reuse.
+ *
+ * <p>Why not {@code io.netty.channel.pool.SimpleChannelPool}: it connects with one fixed {@code
+ * Bootstrap} and has no per-acquire hook, but the connect timeout comes with each exchange; it
+ * neither bounds nor expires idle channels and keeps closed ones until the next acquire polls
+ * them; and its {@code close()} waits on each channel's close future, which would block (or
+ * deadlock) when the transport is closed from an event loop. Working around all of that would
+ * leave little of it in use.
+ */
+final class ConnectionPool {
+
+  private final Bootstrap template;
+  private final int maxIdlePerEngine;
+  private final long idleTimeoutNanos;
+  private final ConcurrentMap<EventLoop, LoopConnections> byLoop = new ConcurrentHashMap<>();
+  private final AtomicInteger open = new AtomicInteger();
+  private volatile boolean closed;
+
+  /**
+   * @param template a bootstrap with channel class, options and handler set; cloned per connect
+   */
+  ConnectionPool(Bootstrap template, int maxIdlePerEngine, Duration idleTimeout) {
+    this.template = template;
+    this.maxIdlePerEngine = maxIdlePerEngine;
+    this.idleTimeoutNanos = idleTimeout.toNanos();
+  }
+
+  /**
+   * A connection to {@code engine} on {@code loop}: an idle one that is still active, or a new one.
+   * Must be called on {@code loop}. The future fails with the connect error, or with an {@link
+   * IllegalStateException} once the pool is closed.
+   */
+  Future<Channel> acquire(EventLoop loop, EngineAddress engine, int connectTimeoutMillis) {
+    // Register the loop before reading `closed`: close() sets `closed` before it walks the loops,
+    // so either it sees this loop or this call sees `closed` (see close()).
+    LoopConnections connections = byLoop.computeIfAbsent(loop, LoopConnections::new);
+    if (closed) {
+      return loop.newFailedFuture(new IllegalStateException("engine transport is closed"));
+    }
+    Channel reused = connections.pollActive(engine.authority());
+    if (reused != null) {
+      return loop.newSucceededFuture(reused);
+    }
+    return connect(loop, engine, connectTimeoutMillis, connections);
+  }
+
+  /**
+   * Offers a connection whose exchange completed cleanly for reuse; closes it instead when the
+   * pool is closed or full, or the connection is no longer active. Must be called on the
+   * connection's loop.
+   */
+  void release(Channel channel, EngineAddress engine) {
+    LoopConnections connections = byLoop.get(channel.eventLoop());
+    if (closed || connections == null || !channel.isActive()) {
+      channel.close();
+      return;
+    }
+    connections.offer(engine.authority(), channel);
+  }
+
+  /** Live connections, idle and in use. */
+  int openConnections() {
+    return open.get();
+  }
+
+  /**
+   * Closes every idle connection, asynchronously on its loop; connections in use are closed when
+   * their exchange ends. Never blocks, so it may be called from an event loop.
+   */
+  void close() {
+    closed = true;
+    for (LoopConnections connections : byLoop.values()) {
+      try {
+        if (connections.loop.inEventLoop()) {
+          connections.closeAll();
+        } else {
+          connections.loop.execute(connections::closeAll);
+        }
+      } catch (RejectedExecutionException e) {
+        // The loop is shutting down and closes its channels itself.
+      }
+    }
+  }
+
+  private Future<Channel> connect(
+      EventLoop loop, EngineAddress engine, int connectTimeoutMillis, LoopConnections connections) {
+    Promise<Channel> promise = loop.newPromise();
+    ChannelFuture connecting =
+        template
+            .clone(loop)
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
+            .connect(engine.socketAddress());
+    connecting.addListener(
+        done -> {
+          if (!done.isSuccess()) {
+            promise.setFailure(done.cause());
+            return;
+          }
+          Channel channel = connecting.channel();
+          open.incrementAndGet();
+          channel
+              .closeFuture()
+              .addListener(
+                  closedFuture -> {
+                    open.decrementAndGet();
+                    connections.forget(engine.authority(), channel);
+                  });
+          if (closed) {
+            channel.close();
+            promise.setFailure(new IllegalStateException("engine transport is closed"));
+          } else {
+            promise.setSuccess(channel);
+          }
+        });
+    return promise;
+  }
+
+  /** One idle connection and the timer that closes it if it stays idle. */
+  private record Idle(Channel channel, ScheduledFuture<?> expiry) {}
+
+  /** The idle connections of one loop; touched only on that loop. */
+  private final class LoopConnections {
+    final EventLoop loop;
+    /** Per engine authority, most recently used first (a warm connection is the safest bet). */
+    final Map<String, ArrayDeque<Idle>> idle = new HashMap<>();
+
+    LoopConnections(EventLoop loop) {
+      this.loop = loop;
+    }
+
+    Channel pollActive(String authority) {
+      ArrayDeque<Idle> queue = idle.get(authority);
+      if (queue == null) {
+        return null;
+      }
+      Channel found = null;
+      while (found == null && !queue.isEmpty()) {
+        Idle candidate = queue.pollFirst();
+        candidate.expiry.cancel(false);
+        if (candidate.channel.isActive()) {
+          found = candidate.channel;
+        } else {
+          candidate.channel.close();
+        }
+      }
+      if (queue.isEmpty()) {
+        idle.remove(authority);
+      }
+      return found;
+    }
+
+    void offer(String authority, Channel channel) {
+      ArrayDeque<Idle> queue = idle.computeIfAbsent(authority, a -> new ArrayDeque<>());
+      if (queue.size() >= maxIdlePerEngine) {
+        channel.close();
+        return;
+      }
+      ScheduledFuture<?> expiry =
+          loop.schedule(() -> channel.close(), idleTimeoutNanos, TimeUnit.NANOSECONDS);
+      queue.addFirst(new Idle(channel, expiry));
+    }
+
+    /** A connection closed: drop it if it was idle. Runs on the loop (close futures notify there). */
+    void forget(String authority, Channel channel) {
+      ArrayDeque<Idle> queue = idle.get(authority);
+      if (queue == null) {
+        return;
+      }
+      for (Iterator<Idle> it = queue.iterator(); it.hasNext(); ) {
+        Idle entry = it.next();
+        if (entry.channel == channel) {
+          entry.expiry.cancel(false);
+          it.remove();
+          break;
+        }
+      }
+      if (queue.isEmpty()) {
+        idle.remove(authority);
+      }
+    }
+
+    void closeAll() {
+      // Detach first: closing notifies forget() inline, which must not meet a map being iterated.
+      List<Idle> all = new ArrayList<>();
+      idle.values().forEach(all::addAll);
+      idle.clear();
+      for (Idle entry : all) {
+        entry.expiry.cancel(false);
+        entry.channel.close();
+      }
+    }
+  }
+}

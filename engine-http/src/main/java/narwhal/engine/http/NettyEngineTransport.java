@@ -1,0 +1,161 @@
+package narwhal.engine.http;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import narwhal.core.time.Scheduler;
+import narwhal.engines.spi.EngineHttpRequest;
+import narwhal.engines.spi.EngineTransport;
+import narwhal.engines.spi.Exchange;
+import narwhal.engines.spi.ExchangeHandler;
+import narwhal.engines.spi.ExchangeOptions;
+
+/**
+ * {@link EngineTransport} over Netty: non-blocking HTTP/1.1 with keep-alive pooling.
+ *
+ * <p><b>Threading.</b> When the {@code loop} given to {@link #open} is an {@link
+ * EventLoopScheduler}, the engine connection is opened on (and pooled for) that very event loop and
+ * every callback runs inline on it. For any other scheduler the connection lives on {@code
+ * group.next()} and each callback is submitted to the scheduler with {@link Scheduler#execute}, in
+ * order (that scheduler's {@code execute} must then accept calls from other threads).
+ *
+ * <p><b>Requests.</b> HTTP/1.1 with the request's headers plus {@code Accept: application/json,
+ * text/event-stream}, {@code Content-Type: application/json} when there is a body (unless the
+ * request sets one), and transport-owned {@code Host}, {@code Content-Length} and {@code
+ * Connection}. The target is the base URI's path followed by the request path.
+ *
+ * <p><b>Responses.</b> {@code onHead} when the head arrives (content type {@code ""} when absent).
+ * A {@code text/event-stream} body is parsed incrementally by {@link SseEventParser} into {@code
+ * onEvent} calls; any other body is collected up to {@link ExchangeOptions#maxBodyBytes()} and
+ * passed to one {@code onBody}. Then {@code onEnd}. Interim 1xx responses are skipped.
+ *
+ * <p><b>Failures.</b> Refused, unreachable or unresolvable: {@code CONNECT_FAILED}; connect slower
+ * than {@link ExchangeOptions#connectTimeout()}: {@code CONNECT_TIMEOUT}; connection lost before the
+ * response completed: {@code CONNECTION_CLOSED}; body or one SSE event over the limit: {@code
+ * BODY_TOO_LARGE}; invalid HTTP: {@code PROTOCOL_ERROR}. A handler callback that throws is logged
+ * at warn, its connection closed and the exchange failed with {@code PROTOCOL_ERROR} (the usual
+ * cause is a response the dialect cannot understand). Every failure closes its connection.
+ *
+ * <p><b>Pooling.</b> A connection goes back to the pool only after a response completed cleanly on
+ * a keep-alive connection; cancelled and failed exchanges close theirs. At most {@value
+ * #DEFAULT_MAX_IDLE_PER_ENGINE} idle connections per event loop and engine are kept, each for at
+ * most 60 s.
+ *
+ * <p>The event loop group is not owned: {@link #close()} closes pooled connections (and stops the
+ * host-name lookup threads), not the group. Exchanges opened after {@code close()} fail with {@code
+ * CONNECT_FAILED}.
+ */
+public final class NettyEngineTransport implements EngineTransport {
+
+  /** Idle connections kept per event loop and engine. */
+  public static final int DEFAULT_MAX_IDLE_PER_ENGINE = 64;
+
+  /** How long a pooled connection may stay unused before it is closed. */
+  public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
+
+  private static final int LOOKUP_THREADS = 4;
+
+  private final EventLoopGroup group;
+  private final ThreadPoolExecutor lookups;
+  private final OffLoopResolverGroup resolvers;
+  private final ConnectionPool pool;
+
+  /** A transport on {@code group} with NIO sockets. */
+  public NettyEngineTransport(EventLoopGroup group) {
+    this(group, NioSocketChannel.class);
+  }
+
+  /**
+   * @param group the loops connections live on when the caller's scheduler is not an event loop;
+   *     not owned
+   * @param channelClass the socket channel type; it must suit the group's loops and the loops of
+   *     any {@link EventLoopScheduler} passed to {@link #open} (NIO loops: {@code
+   *     NioSocketChannel})
+   */
+  public NettyEngineTransport(EventLoopGroup group, Class<? extends Channel> channelClass) {
+    this(group, channelClass, DEFAULT_MAX_IDLE_PER_ENGINE, DEFAULT_IDLE_TIMEOUT);
+  }
+
+  /** With explicit pool limits; tests use short idle timeouts. */
+  NettyEngineTransport(
+      EventLoopGroup group,
+      Class<? extends Channel> channelClass,
+      int maxIdlePerEngine,
+      Duration idleTimeout) {
+    this.group = Objects.requireNonNull(group, "group");
+    this.lookups =
+        new ThreadPoolExecutor(
+            LOOKUP_THREADS,
+            LOOKUP_THREADS,
+            30,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            new DefaultThreadFactory("narwhal-engine-dns", true));
+    this.lookups.allowCoreThreadTimeOut(true);
+    this.resolvers = new OffLoopResolverGroup(lookups);
+    Bootstrap template =
+        new Bootstrap()
+            .channel(channelClass)
+            .option(ChannelOption.TCP_NODELAY, true)
+            .option(ChannelOption.SO_KEEPALIVE, true)
+            .resolver(resolvers)
+            .handler(
+                new ChannelInitializer<Channel>() {
+                  @Override
+                  protected void initChannel(Channel ch) {
+                    ch.pipeline().addLast("http", new HttpClientCodec());
+                    ch.pipeline().addLast("exchange", new ConnectionHandler());
+                  }
+                });
+    this.pool = new ConnectionPool(template, maxIdlePerEngine, idleTimeout);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * @throws IllegalArgumentException when the base URI is not {@code http://host[:port][/path]} or
+   *     the request's method or headers are not valid HTTP
+   */
+  @Override
+  public Exchange open(
+      URI engineBase,
+      EngineHttpRequest request,
+      ExchangeOptions options,
+      Scheduler loop,
+      ExchangeHandler handler) {
+    Objects.requireNonNull(options, "options");
+    Objects.requireNonNull(handler, "handler");
+    EngineAddress engine = EngineAddress.of(engineBase);
+    boolean direct = loop instanceof EventLoopScheduler;
+    EventLoop connectionLoop =
+        direct ? ((EventLoopScheduler) loop).eventLoop() : group.next();
+    HttpExchange exchange =
+        new HttpExchange(pool, engine, request, options, connectionLoop, loop, direct, handler);
+    exchange.start();
+    return exchange;
+  }
+
+  @Override
+  public int openConnections() {
+    return pool.openConnections();
+  }
+
+  @Override
+  public void close() {
+    pool.close();
+    resolvers.close();
+    lookups.shutdown();
+  }
+}
