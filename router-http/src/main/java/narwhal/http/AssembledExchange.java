@@ -1,0 +1,87 @@
+package narwhal.http;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import narwhal.core.api.ResponseStart;
+import narwhal.core.api.RouterError;
+import narwhal.proto.v1.Route;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A {@code stream: false} request: the events are assembled into one OpenAI response body, sent
+ * once the engine stream completes. Failures at any point are plain HTTP errors. When the
+ * response cannot be built (malformed engine output, or more than {@code maxResponseBytes}) the
+ * request is cancelled and the client gets 502 {@code decode}.
+ */
+final class AssembledExchange extends CompletionExchange {
+
+  private final ResponseAssembler assembler;
+  private @Nullable ResponseStart start;
+
+  AssembledExchange(
+      ChannelHandlerContext ctx,
+      Route route,
+      boolean keepAlive,
+      long maxResponseBytes,
+      Listener listener) {
+    super(ctx, route, keepAlive, listener);
+    this.assembler = new ResponseAssembler(route, maxResponseBytes);
+  }
+
+  /** Output is buffered (bounded by the response limit), so the client never holds it back. */
+  @Override
+  public boolean isWritable() {
+    return true;
+  }
+
+  @Override
+  protected void started(ResponseStart start) {
+    this.start = start;
+  }
+
+  @Override
+  protected void event(ChunkView chunk) {
+    try {
+      assembler.add(chunk);
+    } catch (ResponseAssembler.AssemblyException e) {
+      cancelHandle();
+      respond(Responses.error(decodeFailure(e), requestId()));
+    }
+  }
+
+  @Override
+  protected void completed() {
+    if (start == null) {
+      respond(
+          Responses.error(
+              RouterError.of(
+                  502, "decode", "decode", "stream ended with [DONE] before any token arrived"),
+              requestId()));
+      return;
+    }
+    byte[] body;
+    try {
+      body = assembler.build(start);
+    } catch (ResponseAssembler.AssemblyException e) {
+      respond(Responses.error(decodeFailure(e), requestId()));
+      return;
+    }
+    FullHttpResponse response = Responses.json(HttpResponseStatus.OK, body);
+    String requestId = requestId();
+    response
+        .headers()
+        .set(Responses.REQUEST_ID_HEADER, requestId != null ? requestId : start.requestId());
+    respond(response);
+  }
+
+  @Override
+  protected void failed(RouterError error) {
+    respond(Responses.error(error, requestId()));
+  }
+
+  private static RouterError decodeFailure(ResponseAssembler.AssemblyException e) {
+    return RouterError.of(
+        502, "decode", "decode", "Upstream response could not be assembled: " + e.getMessage());
+  }
+}

@@ -1,0 +1,178 @@
+package narwhal.http;
+
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
+import java.util.ArrayList;
+import java.util.List;
+import narwhal.core.api.ClientSink;
+import narwhal.core.api.CompletionService;
+import narwhal.core.api.RequestHandle;
+import narwhal.core.api.ResponseStart;
+import narwhal.core.api.RouterError;
+import narwhal.core.time.Scheduler;
+import narwhal.proto.v1.CompletionRequest;
+import narwhal.proto.v1.Route;
+import narwhal.proto.v1.StreamEvent;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One submitted completion, from {@code submit} to the last byte of its response: the
+ * {@link ClientSink} the core delivers to. Subclasses decide how the outcome is written
+ * (SSE relay or one assembled JSON body); this class enforces the sink contract around them.
+ *
+ * <ul>
+ *   <li>Every call must arrive on the channel's event loop (asserted).
+ *   <li>Calls made while {@code submit} is still running are replayed once it returns, so the
+ *       request handle, and with it the {@code x-request-id} header, is always known.
+ *   <li>Nothing is delivered after the outcome is written or the client has gone.
+ *   <li>The handle is cancelled at most once: when the client disconnects with the outcome still
+ *       open, or when the front-end gives up on the response itself (assembly failure).
+ * </ul>
+ */
+abstract class CompletionExchange implements ClientSink {
+
+  /** The connection, told when the response is fully written. */
+  interface Listener {
+    /**
+     * @param lastWrite the future of the response's last write
+     * @param close true when the connection must close once that write completes
+     */
+    void responseDone(ChannelFuture lastWrite, boolean close);
+  }
+
+  protected final ChannelHandlerContext ctx;
+  protected final Route route;
+  private final Listener listener;
+  private final boolean keepAlive;
+  private @Nullable RequestHandle handle;
+  private @Nullable List<Runnable> deferred;
+  private boolean submitting;
+  private boolean terminal;
+  private boolean cancelled;
+
+  CompletionExchange(ChannelHandlerContext ctx, Route route, boolean keepAlive, Listener listener) {
+    this.ctx = ctx;
+    this.route = route;
+    this.keepAlive = keepAlive;
+    this.listener = listener;
+  }
+
+  /** Hands the request to the core; outcome callbacks may start during this call. */
+  final void submit(
+      CompletionService service, CompletionRequest request, Scheduler loop, long arrivalNanos) {
+    submitting = true;
+    try {
+      handle = service.submit(request, this, loop, arrivalNanos);
+    } finally {
+      submitting = false;
+    }
+    List<Runnable> early = deferred;
+    deferred = null;
+    if (early != null) {
+      early.forEach(Runnable::run);
+    }
+  }
+
+  /** The client went away: cancel the request unless its outcome was already written. */
+  final void clientGone() {
+    if (!terminal) {
+      terminal = true;
+      cancelHandle();
+    }
+  }
+
+  /** The channel became writable again after {@link #isWritable()} returned false. */
+  final void channelWritable() {
+    if (!terminal && handle != null) {
+      handle.clientWritable();
+    }
+  }
+
+  /** Stops delivery without writing anything (the front-end already answered). */
+  final void abandon() {
+    terminal = true;
+  }
+
+  @Override
+  public final void onStart(ResponseStart start) {
+    if (accept(() -> onStart(start))) {
+      started(start);
+    }
+  }
+
+  @Override
+  public final void onEvent(StreamEvent event) {
+    if (accept(() -> onEvent(event))) {
+      ChunkView chunk = ChunkView.of(event);
+      if (chunk != null) {
+        event(chunk);
+      }
+    }
+  }
+
+  @Override
+  public final void onComplete() {
+    if (accept(this::onComplete)) {
+      completed();
+    }
+  }
+
+  @Override
+  public final void onError(RouterError error) {
+    if (accept(() -> onError(error))) {
+      failed(error);
+    }
+  }
+
+  protected abstract void started(ResponseStart start);
+
+  protected abstract void event(ChunkView chunk);
+
+  protected abstract void completed();
+
+  protected abstract void failed(RouterError error);
+
+  /** The router's id for the request: the {@code x-request-id} response header. */
+  protected final @Nullable String requestId() {
+    return handle == null ? null : handle.requestId();
+  }
+
+  protected final boolean keepAlive() {
+    return keepAlive;
+  }
+
+  /** Writes a complete response as the outcome and ends the exchange. */
+  protected final void respond(FullHttpResponse response) {
+    HttpUtil.setKeepAlive(response, keepAlive);
+    finish(ctx.writeAndFlush(response), false);
+  }
+
+  /** The outcome is written (up to {@code lastWrite}); nothing more will be delivered. */
+  protected final void finish(ChannelFuture lastWrite, boolean close) {
+    terminal = true;
+    listener.responseDone(lastWrite, close || !keepAlive);
+  }
+
+  /** The front-end abandons a response the core is still producing (e.g. over the size limit). */
+  protected final void cancelHandle() {
+    if (!cancelled && handle != null) {
+      cancelled = true;
+      handle.cancel();
+    }
+  }
+
+  /** True when the call should run now; defers it while {@code submit} is on the stack. */
+  private boolean accept(Runnable replay) {
+    assert ctx.executor().inEventLoop() : "ClientSink called off the channel's event loop";
+    if (submitting) {
+      if (deferred == null) {
+        deferred = new ArrayList<>();
+      }
+      deferred.add(replay);
+      return false;
+    }
+    return !terminal;
+  }
+}

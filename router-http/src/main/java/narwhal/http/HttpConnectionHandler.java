@@ -1,0 +1,394 @@
+package narwhal.http;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.util.ReferenceCountUtil;
+import java.util.ArrayDeque;
+import narwhal.core.api.CompletionService;
+import narwhal.core.api.InvalidRequestException;
+import narwhal.core.time.Scheduler;
+import narwhal.engine.http.EventLoopScheduler;
+import narwhal.openai.Json;
+import narwhal.openai.OpenAiRequestCodec;
+import narwhal.proto.v1.CompletionRequest;
+import narwhal.proto.v1.Route;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One client connection: routes each request, collects completion bodies within the size limit,
+ * submits them, and serves one request at a time.
+ *
+ * <p>While a completion is in flight the channel keeps reading, so that a client disconnect is
+ * seen (and the request cancelled) even when nothing is being written; anything the client
+ * pipelines behind the request waits in a backlog and is served once the current response is
+ * fully written. The backlog is bounded: past {@code maxRequestBytes} the channel stops reading
+ * until it drains. Everything runs on the channel's event loop.
+ */
+final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
+    implements CompletionExchange.Listener {
+
+  private static final Logger log = LoggerFactory.getLogger(HttpConnectionHandler.class);
+
+  private enum State {
+    /** Waiting for a request head. */
+    IDLE,
+    /** Collecting a completion body. */
+    READING_BODY,
+    /** Already answered; skipping the rest of the request's body. */
+    DISCARDING_BODY,
+    /** A completion is in flight; new input waits in the backlog. */
+    RESPONDING,
+    /** The connection is closing; input is dropped. */
+    CLOSING
+  }
+
+  private final HttpFrontEndOptions options;
+  private final CompletionService service;
+  private final long startedEpochSeconds;
+  private final ArrayDeque<Object> backlog = new ArrayDeque<>();
+  /** An estimate of the memory the backlog holds: content bytes plus a flat cost per head. */
+  private long backlogBytes;
+  private State state = State.IDLE;
+  private boolean draining;
+  private @Nullable ChannelHandlerContext ctx;
+
+  // The request being read or served.
+  private boolean keepAlive;
+  private @Nullable Route route;
+  private @Nullable RequestBodyBuffer body;
+  private @Nullable String clientRequestId;
+  private long arrivalNanos;
+  private @Nullable CompletionExchange exchange;
+
+  HttpConnectionHandler(
+      HttpFrontEndOptions options, CompletionService service, long startedEpochSeconds) {
+    this.options = options;
+    this.service = service;
+    this.startedEpochSeconds = startedEpochSeconds;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (state == State.CLOSING) {
+      ReferenceCountUtil.release(msg);
+    } else if (state == State.RESPONDING || !backlog.isEmpty()) {
+      holdBack(ctx, msg);
+    } else {
+      processAndRelease(msg);
+    }
+  }
+
+  private void holdBack(ChannelHandlerContext ctx, Object msg) {
+    backlog.add(msg);
+    backlogBytes += heldBytes(msg);
+    if (backlogBytes > options.maxRequestBytes()) {
+      // A client pipelining this much gives up prompt disconnect detection until it drains.
+      ctx.channel().config().setAutoRead(false);
+    }
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    if (ctx.channel().isWritable() && exchange != null) {
+      exchange.channelWritable();
+    }
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    state = State.CLOSING;
+    body = null;
+    if (exchange != null) {
+      exchange.clientGone();
+      exchange = null;
+    }
+    releaseBacklog();
+    ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    log.debug("closing client connection {} after an error", ctx.channel(), cause);
+    ctx.close();
+  }
+
+  @Override
+  public void responseDone(ChannelFuture lastWrite, boolean close) {
+    exchange = null;
+    if (close) {
+      closeAfter(lastWrite);
+      return;
+    }
+    state = State.IDLE;
+    resumeReading();
+  }
+
+  private void processAndRelease(Object msg) {
+    try {
+      if (msg instanceof HttpRequest) {
+        onHead((HttpRequest) msg);
+      }
+      if (msg instanceof HttpContent) {
+        onContent((HttpContent) msg);
+      }
+    } finally {
+      ReferenceCountUtil.release(msg);
+    }
+  }
+
+  /** Serves what the client pipelined, then reads again if nothing is in flight. */
+  private void resumeReading() {
+    if (draining) {
+      return; // the loop below picks up where the nested call left off
+    }
+    draining = true;
+    try {
+      while (!backlog.isEmpty() && canProcess()) {
+        processAndRelease(pollBacklog());
+      }
+    } finally {
+      draining = false;
+    }
+    if (canProcess() && ctx().channel().isActive()) {
+      ctx().channel().config().setAutoRead(true);
+    }
+  }
+
+  private boolean canProcess() {
+    return state == State.IDLE || state == State.READING_BODY || state == State.DISCARDING_BODY;
+  }
+
+  private void onHead(HttpRequest request) {
+    if (state != State.IDLE) {
+      return;
+    }
+    if (failed(request.decoderResult())) {
+      return;
+    }
+    keepAlive = HttpUtil.isKeepAlive(request);
+    String path = new QueryStringDecoder(request.uri()).path();
+    Endpoint endpoint = Endpoint.forPath(path);
+    state = State.DISCARDING_BODY;
+    if (endpoint == null) {
+      reply(Responses.error(Responses.notFound(request.method().name(), path), null));
+    } else if (!endpoint.method.equals(request.method())) {
+      FullHttpResponse response =
+          Responses.error(
+              Responses.methodNotAllowed(
+                  request.method().name(), path, endpoint.method.name()),
+              null);
+      response.headers().set(HttpHeaderNames.ALLOW, endpoint.method.name());
+      reply(response);
+    } else if (endpoint.route == null) {
+      reply(informational(endpoint));
+    } else {
+      startBody(request, endpoint.route);
+    }
+  }
+
+  private void startBody(HttpRequest request, Route route) {
+    Scheduler loop = scheduler();
+    arrivalNanos = loop.nanoTime();
+    this.route = route;
+    clientRequestId = request.headers().get(Responses.REQUEST_ID_HEADER);
+    long contentLength;
+    try {
+      contentLength = HttpUtil.getContentLength(request, -1L);
+    } catch (NumberFormatException e) {
+      rejectAndClose(Responses.error(Responses.malformedHttp("bad Content-Length"), null));
+      return;
+    }
+    if (contentLength > options.maxRequestBytes()) {
+      // Refused before reading a byte of it; the connection closes since the body may follow.
+      rejectAndClose(Responses.error(Responses.requestTooLarge(options.maxRequestBytes()), null));
+      return;
+    }
+    if (HttpUtil.is100ContinueExpected(request)) {
+      ctx().writeAndFlush(
+          new DefaultFullHttpResponse(
+              HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE, Unpooled.EMPTY_BUFFER));
+    }
+    body = new RequestBodyBuffer(options.maxRequestBytes(), contentLength);
+    state = State.READING_BODY;
+  }
+
+  private void onContent(HttpContent content) {
+    if (state == State.READING_BODY) {
+      if (failed(content.decoderResult())) {
+        return;
+      }
+      if (!body().append(content.content())) {
+        body = null;
+        rejectAndClose(Responses.error(Responses.requestTooLarge(options.maxRequestBytes()), null));
+        return;
+      }
+      if (content instanceof LastHttpContent) {
+        state = State.RESPONDING;
+        dispatch();
+      }
+    } else if (state == State.DISCARDING_BODY && content instanceof LastHttpContent) {
+      state = State.IDLE;
+    }
+  }
+
+  private void dispatch() {
+    byte[] bytes = body().toByteArray();
+    body = null;
+    Route route = this.route;
+    CompletionRequest request;
+    try {
+      request = OpenAiRequestCodec.parse(bytes, route, clientRequestId);
+    } catch (InvalidRequestException e) {
+      replyAndFinish(Responses.error(e.error(), null));
+      return;
+    }
+    String served = service.model();
+    if (!request.getModel().isEmpty() && !request.getModel().equals(served)) {
+      replyAndFinish(Responses.error(Responses.modelNotFound(request.getModel(), served), null));
+      return;
+    }
+    // Accepted requests run on the served model, whatever (if anything) the client named.
+    request = request.toBuilder().setModel(served).removeExtraFields("model").build();
+    CompletionExchange started =
+        request.getStream()
+            ? new StreamingExchange(ctx(), route, keepAlive, wantsTokenIds(request), this)
+            : new AssembledExchange(ctx(), route, keepAlive, options.maxResponseBytes(), this);
+    exchange = started;
+    try {
+      started.submit(service, request, scheduler(), arrivalNanos);
+    } catch (RuntimeException e) {
+      log.error("CompletionService.submit failed", e);
+      started.abandon();
+      exchange = null;
+      rejectAndClose(Responses.internalError());
+    }
+  }
+
+  private static boolean wantsTokenIds(CompletionRequest request) {
+    return "true".equals(request.getExtraFieldsMap().get("return_token_ids"));
+  }
+
+  private FullHttpResponse informational(Endpoint endpoint) {
+    ObjectNode body = Json.mapper().createObjectNode();
+    switch (endpoint) {
+      case MODELS:
+        body.put("object", "list");
+        body.putArray("data")
+            .addObject()
+            .put("id", service.model())
+            .put("object", "model")
+            .put("created", startedEpochSeconds)
+            .put("owned_by", "narwhal");
+        return Responses.json(HttpResponseStatus.OK, body);
+      case HEALTH:
+        return Responses.json(HttpResponseStatus.OK, body.put("status", "ok"));
+      case READY:
+        return service.ready()
+            ? Responses.json(HttpResponseStatus.OK, body.put("status", "ready"))
+            : Responses.json(
+                HttpResponseStatus.SERVICE_UNAVAILABLE, body.put("status", "not ready"));
+      default:
+        throw new IllegalArgumentException("not informational: " + endpoint);
+    }
+  }
+
+  /** A malformed request line, header block or chunk: answer 400 and close. */
+  private boolean failed(DecoderResult result) {
+    if (!result.isFailure()) {
+      return false;
+    }
+    Throwable cause = result.cause();
+    rejectAndClose(
+        Responses.error(
+            Responses.malformedHttp(
+                cause == null ? "undecodable" : String.valueOf(cause.getMessage())),
+            null));
+    return true;
+  }
+
+  /** Answers the request without reading its body; the connection may stay open. */
+  private void reply(FullHttpResponse response) {
+    HttpUtil.setKeepAlive(response, keepAlive);
+    ChannelFuture written = ctx().writeAndFlush(response);
+    if (!keepAlive) {
+      closeAfter(written);
+    }
+  }
+
+  /** Answers a request whose body was read in full, then serves the next one. */
+  private void replyAndFinish(FullHttpResponse response) {
+    HttpUtil.setKeepAlive(response, keepAlive);
+    responseDone(ctx().writeAndFlush(response), !keepAlive);
+  }
+
+  private void rejectAndClose(FullHttpResponse response) {
+    HttpUtil.setKeepAlive(response, false);
+    closeAfter(ctx().writeAndFlush(response));
+  }
+
+  private void closeAfter(ChannelFuture lastWrite) {
+    state = State.CLOSING;
+    body = null;
+    releaseBacklog();
+    lastWrite.addListener(ChannelFutureListener.CLOSE);
+  }
+
+  private Object pollBacklog() {
+    Object msg = backlog.poll();
+    backlogBytes -= heldBytes(msg);
+    return msg;
+  }
+
+  private static long heldBytes(Object msg) {
+    return msg instanceof HttpContent ? ((HttpContent) msg).content().readableBytes() : 1024;
+  }
+
+  private void releaseBacklog() {
+    while (!backlog.isEmpty()) {
+      ReferenceCountUtil.release(pollBacklog());
+    }
+  }
+
+  private Scheduler scheduler() {
+    return EventLoopScheduler.of(ctx().channel().eventLoop());
+  }
+
+  private ChannelHandlerContext ctx() {
+    ChannelHandlerContext c = ctx;
+    if (c == null) {
+      throw new IllegalStateException("handler not added to a pipeline");
+    }
+    return c;
+  }
+
+  private RequestBodyBuffer body() {
+    RequestBodyBuffer b = body;
+    if (b == null) {
+      throw new IllegalStateException("no request body in progress");
+    }
+    return b;
+  }
+}

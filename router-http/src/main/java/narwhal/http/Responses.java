@@ -1,0 +1,124 @@
+package narwhal.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import java.nio.charset.StandardCharsets;
+import narwhal.core.api.RouterError;
+import narwhal.openai.Json;
+import org.jspecify.annotations.Nullable;
+
+/** Builds complete (non-streaming) responses: JSON bodies and the OpenAI error envelope. */
+final class Responses {
+
+  /** The response header carrying the router's request id. */
+  static final String REQUEST_ID_HEADER = "x-request-id";
+
+  private Responses() {}
+
+  static FullHttpResponse json(HttpResponseStatus status, JsonNode body) {
+    return json(status, Json.compactBytes(body));
+  }
+
+  static FullHttpResponse json(HttpResponseStatus status, byte[] body) {
+    FullHttpResponse response =
+        new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(body));
+    response.headers()
+        .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+        .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+    return response;
+  }
+
+  /**
+   * {@code {"error":{"message","type","param","code"}}} with the error's status, plus
+   * {@code Retry-After} when the error carries one and {@code x-request-id} when known.
+   */
+  static FullHttpResponse error(RouterError error, @Nullable String requestId) {
+    FullHttpResponse response =
+        json(HttpResponseStatus.valueOf(error.status()), envelope(error, false));
+    if (error.retryAfterSeconds() != null) {
+      response.headers().setInt(HttpHeaderNames.RETRY_AFTER, error.retryAfterSeconds());
+    }
+    if (requestId != null) {
+      response.headers().set(REQUEST_ID_HEADER, requestId);
+    }
+    return response;
+  }
+
+  /**
+   * The envelope. Plain responses carry the error's {@code code} string; the terminal SSE event
+   * carries the status as an integer {@code code}, as vLLM's mid-stream errors do.
+   */
+  static ObjectNode envelope(RouterError error, boolean statusAsCode) {
+    ObjectNode root = Json.mapper().createObjectNode();
+    ObjectNode inner = root.putObject("error");
+    inner.put("message", error.message());
+    inner.put("type", error.type());
+    inner.put("param", error.param());
+    if (statusAsCode) {
+      inner.put("code", error.status());
+    } else {
+      inner.put("code", error.code());
+    }
+    return root;
+  }
+
+  /** A router bug: a plain-text 500 that leaks no detail. */
+  static FullHttpResponse internalError() {
+    byte[] body = "internal router error\n".getBytes(StandardCharsets.UTF_8);
+    FullHttpResponse response =
+        new DefaultFullHttpResponse(
+            HttpVersion.HTTP_1_1,
+            HttpResponseStatus.INTERNAL_SERVER_ERROR,
+            Unpooled.wrappedBuffer(body));
+    response.headers()
+        .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.TEXT_PLAIN)
+        .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+    return response;
+  }
+
+  static RouterError notFound(String method, String path) {
+    return RouterError.of(
+        404,
+        "invalid_request_error",
+        "not_found",
+        "No route for " + method + " " + path + "; this router serves POST /v1/completions, "
+            + "POST /v1/chat/completions, GET /v1/models, GET /health and GET /ready.");
+  }
+
+  static RouterError methodNotAllowed(String method, String path, String allowed) {
+    return RouterError.of(
+        405,
+        "invalid_request_error",
+        "method_not_allowed",
+        "Method " + method + " is not allowed on " + path + "; use " + allowed + ".");
+  }
+
+  static RouterError requestTooLarge(long limit) {
+    return RouterError.of(
+        413,
+        "request_too_large",
+        null,
+        "Request body exceeds the limit of " + limit + " bytes (serving.max_request_bytes).");
+  }
+
+  static RouterError modelNotFound(String requested, String served) {
+    return new RouterError(
+        404,
+        "invalid_request_error",
+        "model_not_found",
+        "The model `" + requested + "` does not exist; this router serves `" + served + "`.",
+        "model",
+        null);
+  }
+
+  static RouterError malformedHttp(String detail) {
+    return RouterError.invalid("Malformed HTTP request: " + detail, null);
+  }
+}

@@ -1,0 +1,97 @@
+package narwhal.http;
+
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import narwhal.core.api.ResponseStart;
+import narwhal.core.api.RouterError;
+import narwhal.proto.v1.Route;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A {@code stream: true} request relayed as Server-Sent Events.
+ *
+ * <p>Commit rule: nothing is written before {@code onStart}, so a failure before the first token
+ * is an ordinary HTTP error with its own status. After the commit the stream ends with
+ * {@code data: [DONE]} on success, or with exactly one {@code data: {"error":...}} event (its
+ * {@code code} the status as an integer, no {@code [DONE]} after it) followed by closing the
+ * connection, so no client mistakes a failed stream for a complete one.
+ */
+final class StreamingExchange extends CompletionExchange {
+
+  private final boolean keepTokenIds;
+  private @Nullable SseChunkWriter writer;
+
+  StreamingExchange(
+      ChannelHandlerContext ctx,
+      Route route,
+      boolean keepAlive,
+      boolean keepTokenIds,
+      Listener listener) {
+    super(ctx, route, keepAlive, listener);
+    this.keepTokenIds = keepTokenIds;
+  }
+
+  @Override
+  public boolean isWritable() {
+    return ctx.channel().isWritable();
+  }
+
+  @Override
+  protected void started(ResponseStart start) {
+    if (writer != null) {
+      return;
+    }
+    writer = new SseChunkWriter(route, start, keepTokenIds);
+    HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+    head.headers()
+        .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.TEXT_EVENT_STREAM)
+        .set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_CACHE)
+        .set(Responses.REQUEST_ID_HEADER, requestId() != null ? requestId() : start.requestId());
+    HttpUtil.setTransferEncodingChunked(head, true);
+    HttpUtil.setKeepAlive(head, keepAlive());
+    ctx.writeAndFlush(head);
+  }
+
+  @Override
+  protected void event(ChunkView chunk) {
+    if (writer == null) {
+      // The core commits before relaying; an event ahead of onStart has nowhere to go.
+      return;
+    }
+    ctx.writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(writer.frame(chunk))));
+  }
+
+  @Override
+  protected void completed() {
+    if (writer == null) {
+      respond(
+          Responses.error(
+              RouterError.of(
+                  502, "decode", "decode", "stream ended with [DONE] before any token arrived"),
+              requestId()));
+      return;
+    }
+    DefaultLastHttpContent done =
+        new DefaultLastHttpContent(Unpooled.wrappedBuffer(SseChunkWriter.done()));
+    finish(ctx.writeAndFlush(done), false);
+  }
+
+  @Override
+  protected void failed(RouterError error) {
+    if (writer == null) {
+      respond(Responses.error(error, requestId()));
+      return;
+    }
+    byte[] frame = SseChunkWriter.frame(Responses.envelope(error, true));
+    finish(ctx.writeAndFlush(new DefaultLastHttpContent(Unpooled.wrappedBuffer(frame))), true);
+  }
+}

@@ -1,0 +1,155 @@
+package narwhal.http;
+
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import narwhal.core.api.ClientSink;
+import narwhal.core.api.CompletionService;
+import narwhal.core.api.RequestHandle;
+import narwhal.core.api.ResponseStart;
+import narwhal.core.time.Scheduler;
+import narwhal.proto.v1.CompletionRequest;
+import narwhal.proto.v1.StreamEvent;
+
+/**
+ * A {@link CompletionService} whose outcome is a test-supplied script: the script receives the
+ * submitted {@link Call} and drives the sink on the request's loop (usually through
+ * {@link Call#after}). Every call is recorded for assertions.
+ */
+final class ScriptedCompletionService implements CompletionService {
+
+  static final String MODEL = "served-model";
+  static final long CREATED = 1_700_000_000L;
+
+  private final AtomicInteger ids = new AtomicInteger();
+  private final BlockingQueue<Call> calls = new LinkedBlockingQueue<>();
+  private volatile Consumer<Call> script = call -> {};
+  private volatile boolean ready = true;
+
+  void script(Consumer<Call> script) {
+    this.script = script;
+  }
+
+  void ready(boolean ready) {
+    this.ready = ready;
+  }
+
+  /** The next submitted call, waiting up to 10 s. */
+  Call nextCall() throws InterruptedException {
+    Call call = calls.poll(10, TimeUnit.SECONDS);
+    if (call == null) {
+      throw new AssertionError("no request was submitted");
+    }
+    return call;
+  }
+
+  int pendingCalls() {
+    return calls.size();
+  }
+
+  @Override
+  public RequestHandle submit(
+      CompletionRequest request, ClientSink sink, Scheduler loop, long arrivalNanos) {
+    if (!loop.inLoop()) {
+      throw new AssertionError("submit called off the request's loop");
+    }
+    Call call = new Call(request, sink, loop, arrivalNanos, "rid-" + ids.incrementAndGet());
+    calls.add(call);
+    script.accept(call);
+    return call.handle;
+  }
+
+  @Override
+  public String model() {
+    return MODEL;
+  }
+
+  @Override
+  public boolean ready() {
+    return ready;
+  }
+
+  /** One submitted request and the handle the front-end holds for it. */
+  static final class Call {
+    final CompletionRequest request;
+    final ClientSink sink;
+    final Scheduler loop;
+    final long arrivalNanos;
+    final long submittedNanos;
+    final Handle handle;
+
+    Call(CompletionRequest request, ClientSink sink, Scheduler loop, long arrivalNanos, String id) {
+      this.request = request;
+      this.sink = sink;
+      this.loop = loop;
+      this.arrivalNanos = arrivalNanos;
+      this.submittedNanos = loop.nanoTime();
+      this.handle = new Handle(id);
+    }
+
+    ResponseStart start() {
+      return new ResponseStart(handle.requestId(), MODEL, CREATED);
+    }
+
+    /** Runs {@code step} on the request's loop after {@code millis}. */
+    void after(long millis, Runnable step) {
+      loop.schedule(step, millis, TimeUnit.MILLISECONDS);
+    }
+
+    /** Runs the steps on the loop in order, {@code gapMillis} apart, starting after one gap. */
+    void sequence(long gapMillis, Runnable... steps) {
+      sequenceFrom(0, gapMillis, steps);
+    }
+
+    private void sequenceFrom(int next, long gapMillis, Runnable[] steps) {
+      if (next < steps.length) {
+        after(gapMillis, () -> {
+          steps[next].run();
+          sequenceFrom(next + 1, gapMillis, steps);
+        });
+      }
+    }
+
+    /** onStart, then each event, then onComplete. */
+    void stream(StreamEvent... events) {
+      Runnable[] steps = new Runnable[events.length + 2];
+      steps[0] = () -> sink.onStart(start());
+      for (int i = 0; i < events.length; i++) {
+        StreamEvent event = events[i];
+        steps[i + 1] = () -> sink.onEvent(event);
+      }
+      steps[steps.length - 1] = sink::onComplete;
+      sequence(1, steps);
+    }
+  }
+
+  /** Records what the front-end asked of the request. */
+  static final class Handle implements RequestHandle {
+    private final String id;
+    final AtomicInteger cancels = new AtomicInteger();
+    final AtomicInteger writableCalls = new AtomicInteger();
+    volatile Runnable onWritable = () -> {};
+
+    Handle(String id) {
+      this.id = id;
+    }
+
+    @Override
+    public String requestId() {
+      return id;
+    }
+
+    @Override
+    public void cancel() {
+      cancels.incrementAndGet();
+    }
+
+    @Override
+    public void clientWritable() {
+      writableCalls.incrementAndGet();
+      onWritable.run();
+    }
+  }
+}
