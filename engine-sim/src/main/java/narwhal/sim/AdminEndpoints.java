@@ -1,0 +1,90 @@
+package narwhal.sim;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpMethod;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The simulator's own control endpoints, for out-of-process use (the demo, scripts):
+ *
+ * <ul>
+ *   <li>{@code GET /admin/faults}: {@code {"faults":[specs]}}
+ *   <li>{@code POST /admin/faults}: replace the plan; body {@code ["spec", ...]}, {@code
+ *       {"faults":["spec", ...]}} or {@code "spec"}; counts start afresh
+ *   <li>{@code DELETE /admin/faults}: remove every fault
+ *   <li>{@code GET /admin/stats}: the {@link SimStats} counters as JSON
+ * </ul>
+ */
+final class AdminEndpoints {
+  private AdminEndpoints() {}
+
+  static FullHttpResponse faults(
+      ByteBufAllocator alloc, EngineState engine, HttpMethod method, FullHttpRequest request) {
+    if (method.equals(HttpMethod.POST)) {
+      try {
+        engine.setFaults(FaultPlan.of(specsFrom(request.content().toString(StandardCharsets.UTF_8))));
+      } catch (IllegalArgumentException e) {
+        return HttpResponses.json(alloc, 400, ErrorBodies.envelope(400, e.getMessage(), "faults"));
+      }
+    } else if (method.equals(HttpMethod.DELETE)) {
+      engine.setFaults(FaultPlan.none());
+    } else if (!method.equals(HttpMethod.GET)) {
+      ObjectNode detail = Json.object().put("detail", "Method Not Allowed");
+      return HttpResponses.json(alloc, 405, detail);
+    }
+    ObjectNode body = Json.object();
+    engine.faults().plan().specs().forEach(body.putArray("faults")::add);
+    return HttpResponses.json(alloc, 200, body);
+  }
+
+  static FullHttpResponse stats(ByteBufAllocator alloc, SimStats stats) {
+    ObjectNode body = Json.object();
+    body.put("requests", stats.requests());
+    body.put("prefills", stats.prefills());
+    body.put("kv_pulls", stats.kvPulls());
+    body.put("active_streams", stats.activeStreams());
+    body.put("cancelled_streams", stats.cancelledStreams());
+    body.put("active_requests", stats.activeRequests());
+    body.put("cancelled_requests", stats.cancelledRequests());
+    body.put("waiting_requests", stats.waitingRequests());
+    body.put("open_connections", stats.openConnections());
+    body.put("total_connections", stats.totalConnections());
+    body.put("prompt_tokens", stats.promptTokens());
+    body.put("generation_tokens", stats.generationTokens());
+    return HttpResponses.json(alloc, 200, body);
+  }
+
+  private static List<String> specsFrom(String text) {
+    JsonNode node;
+    try {
+      node = Json.MAPPER.readTree(text);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("body is not JSON: " + e.getOriginalMessage(), e);
+    }
+    if (node != null && node.isObject()) {
+      node = node.get("faults");
+    }
+    List<String> specs = new ArrayList<>();
+    if (node != null && node.isTextual()) {
+      specs.add(node.textValue());
+    } else if (node != null && node.isArray()) {
+      for (JsonNode spec : node) {
+        if (!spec.isTextual()) {
+          throw new IllegalArgumentException("each fault must be a spec string, got " + spec);
+        }
+        specs.add(spec.textValue());
+      }
+    } else {
+      throw new IllegalArgumentException(
+          "expected [\"spec\", ...], {\"faults\": [\"spec\", ...]} or \"spec\"");
+    }
+    return specs;
+  }
+}

@@ -1,0 +1,355 @@
+package narwhal.sim;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOption;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One response being generated: a state machine driven by timers on the connection's event loop
+ * (no thread, no sleep), applying the request's faults at token boundaries.
+ *
+ * <p>Each step first checks the faults due "after {@code k} tokens" (k = tokens so far), then
+ * emits the next token, so {@code X-after=0} acts before the first token and {@code
+ * X-after=max_tokens} acts between the last token and {@code [DONE]}. A streaming chat response
+ * sends its role chunk together with the first token, at time-to-first-token, as vLLM does. When
+ * the channel stops being writable the machine parks until {@link #writabilityChanged()}.
+ *
+ * <p>Confined to the channel's event loop.
+ */
+final class Generation {
+
+  /** Told when the response's last byte has been handed to the channel. */
+  interface Completion {
+    void responseComplete(ChannelFuture lastWrite);
+  }
+
+  private final ChannelHandlerContext ctx;
+  private final EngineState engine;
+  private final SimRequest request;
+  private final RequestFaults faults;
+  private final boolean keepAlive;
+  private final Completion completion;
+  private final ResponseShapes shapes;
+  private final TokenSequence tokens;
+  private final StringBuilder text = new StringBuilder();
+  private final int kvBlocks;
+  private final String internalRequestId;
+
+  private int emitted;
+  private @Nullable String finishReason;
+  private boolean roleSent;
+  private int silencedAt = -1;
+  private boolean ended;
+  private boolean awaitingWritability;
+  private @Nullable ScheduledFuture<?> stepTimer;
+  private @Nullable ScheduledFuture<?> metadataTimer;
+
+  Generation(
+      ChannelHandlerContext ctx,
+      EngineState engine,
+      SimRequest request,
+      RequestFaults faults,
+      boolean keepAlive,
+      Completion completion) {
+    this.ctx = ctx;
+    this.engine = engine;
+    this.request = request;
+    this.faults = faults;
+    this.keepAlive = keepAlive;
+    this.completion = completion;
+    String id = request.endpoint().idPrefix() + request.idBase();
+    this.shapes =
+        new ResponseShapes(
+            request.endpoint(), id, System.currentTimeMillis() / 1000, engine.options.model());
+    this.tokens = new TokenSequence(engine.options.seed(), request.promptKey());
+    this.kvBlocks = KvTransfer.blocksFor(request.promptTokens());
+    // vLLM's engine-internal id: the OpenAI id (+ "-<prompt index>" for completions), then
+    // "-" and 8 random hex digits (input_processor.assign_request_id).
+    String suffix = String.format("%08x", ThreadLocalRandom.current().nextInt());
+    this.internalRequestId =
+        request.endpoint() == Endpoint.COMPLETIONS ? id + "-0-" + suffix : id + "-" + suffix;
+  }
+
+  void start() {
+    engine.stats.responseStarted(request.stream(), request.promptTokens(), kvBlocks);
+    if (request.stream()) {
+      HttpResponse head = HttpResponses.chunkedHead(HttpResponses.EVENT_STREAM);
+      HttpUtil.setKeepAlive(head, keepAlive);
+      ctx.writeAndFlush(head);
+    }
+    if (faults.silenceFirstMillis == FaultSpec.FOREVER) {
+      return; // Silent until the client gives up.
+    }
+    scheduleStep(firstTokenDelayNanos() + TimeUnit.MILLISECONDS.toNanos(faults.silenceFirstMillis));
+  }
+
+  /** The connection closed under us: stop at once. */
+  void clientGone() {
+    end(true, null);
+  }
+
+  void writabilityChanged() {
+    if (awaitingWritability && ctx.channel().isWritable()) {
+      awaitingWritability = false;
+      step();
+    }
+  }
+
+  private long firstTokenDelayNanos() {
+    SimOptions options = engine.options;
+    double millis =
+        request.kvPull()
+            ? options.kvTransferMillisPerToken() * request.promptTokens()
+            : options.prefillBaseMillis() + options.prefillMillisPerToken() * request.promptTokens();
+    return millisToNanos(millis);
+  }
+
+  private long interTokenNanos() {
+    SimOptions options = engine.options;
+    double slowdown = 1 + options.loadFactor() * engine.stats.activeStreams();
+    return millisToNanos(options.interTokenMillis() * slowdown);
+  }
+
+  private static long millisToNanos(double millis) {
+    return (long) (millis * 1_000_000);
+  }
+
+  private void scheduleStep(long delayNanos) {
+    stepTimer = ctx.executor().schedule(this::step, delayNanos, TimeUnit.NANOSECONDS);
+  }
+
+  private void step() {
+    stepTimer = null;
+    if (ended) {
+      return;
+    }
+    if (request.stream() && !ctx.channel().isWritable()) {
+      // Backpressure: produce nothing more until the client drains what it has.
+      awaitingWritability = true;
+      return;
+    }
+    if (request.stream() && request.endpoint() == Endpoint.CHAT && !roleSent) {
+      roleSent = true;
+      writeEvent(shapes.roleChunk(continuousUsage()));
+    }
+    if (applyFaultAfter(emitted)) {
+      return;
+    }
+    if (finishReason != null) {
+      finish();
+      return;
+    }
+    emitToken();
+    if (finishReason != null) {
+      step(); // Faults due after the last token, then the end of the response.
+    } else {
+      scheduleStep(interTokenNanos());
+    }
+  }
+
+  /** Applies the fault due after {@code k} tokens, if any; true when it took over. */
+  private boolean applyFaultAfter(int k) {
+    if (faults.doneFirst && k == 0 && request.stream()) {
+      ctx.write(new DefaultHttpContent(HttpResponses.sseDone(ctx.alloc())));
+      endResponse(null);
+      return true;
+    }
+    if (faults.resetAfter == k) {
+      reset();
+      return true;
+    }
+    if (faults.eofAfter == k) {
+      endWithoutDone();
+      return true;
+    }
+    if (faults.errorAfter == k) {
+      fail();
+      return true;
+    }
+    if (faults.silenceAfter == k && silencedAt != k) {
+      silencedAt = k;
+      goSilent();
+      return true;
+    }
+    return false;
+  }
+
+  private void emitToken() {
+    String token;
+    if (faults.eosAfter == 0) {
+      token = ""; // EOS straight away: a final chunk without text.
+      finishReason = "stop";
+    } else {
+      token = tokens.next();
+      emitted++;
+      engine.stats.tokenGenerated();
+      // EOS is checked before the length cap, as vLLM's stop checker does.
+      if (faults.eosAfter == emitted) {
+        finishReason = "stop";
+      } else if (emitted >= request.maxTokens()) {
+        finishReason = "length";
+      }
+    }
+    if (request.stream() && finishReason == null && !request.continuousUsage()) {
+      ctx.writeAndFlush(new DefaultHttpContent(shapes.midStreamTokenEvent(ctx.alloc(), token)));
+    } else if (request.stream()) {
+      writeEvent(shapes.tokenChunk(token, finishReason, continuousUsage()));
+    } else {
+      text.append(token);
+    }
+  }
+
+  private @Nullable ObjectNode continuousUsage() {
+    return request.continuousUsage()
+        ? ResponseShapes.usage(request.promptTokens(), emitted)
+        : null;
+  }
+
+  private void finish() {
+    if (request.stream()) {
+      if (request.includeUsage()) {
+        writeEvent(shapes.usageChunk(request.promptTokens(), emitted));
+      }
+      ctx.write(new DefaultHttpContent(HttpResponses.sseDone(ctx.alloc())));
+      endResponse(finishReason);
+      return;
+    }
+    // NixlConnector returns a descriptor only for a prefill that stopped at its length cap.
+    ObjectNode kvParams =
+        request.remoteDecode() && "length".equals(finishReason)
+            ? KvTransfer.prefillDescriptor(
+                engine.options,
+                internalRequestId,
+                request.promptTokens(),
+                engine::nextBlockId,
+                faults.kvFault)
+            : null;
+    ObjectNode body =
+        shapes.fullResponse(
+            text.toString(), finishReason, request.promptTokens(), emitted, kvParams);
+    respondFully(200, body, finishReason);
+  }
+
+  private void goSilent() {
+    if (request.stream() && faults.metadataEveryMillis > 0) {
+      scheduleMetadata();
+    }
+    if (faults.silenceMillis != FaultSpec.FOREVER) {
+      stepTimer =
+          ctx.executor()
+              .schedule(
+                  () -> {
+                    cancelMetadata();
+                    step();
+                  },
+                  faults.silenceMillis,
+                  TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private void scheduleMetadata() {
+    metadataTimer =
+        ctx.executor()
+            .schedule(this::sendMetadata, faults.metadataEveryMillis, TimeUnit.MILLISECONDS);
+  }
+
+  private void sendMetadata() {
+    metadataTimer = null;
+    if (ended) {
+      return;
+    }
+    if (ctx.channel().isWritable()) {
+      writeEvent(shapes.metadataChunk());
+    }
+    scheduleMetadata();
+  }
+
+  private void cancelMetadata() {
+    if (metadataTimer != null) {
+      metadataTimer.cancel(false);
+      metadataTimer = null;
+    }
+  }
+
+  /** {@code reset-after}: abort the TCP connection (RST, not FIN). */
+  private void reset() {
+    end(false, null);
+    if (ctx.channel().isActive()) {
+      ctx.channel().config().setOption(ChannelOption.SO_LINGER, 0);
+    }
+    ctx.channel().close();
+  }
+
+  /** {@code eof-after}: end the HTTP response cleanly without {@code [DONE]}. */
+  private void endWithoutDone() {
+    if (!request.stream()) {
+      // Nothing was committed yet: send a 200 whose JSON body is empty.
+      HttpResponse head = HttpResponses.chunkedHead("application/json");
+      HttpUtil.setKeepAlive(head, keepAlive);
+      ctx.write(head);
+    }
+    endResponse(null);
+  }
+
+  /** {@code error-after}: vLLM's in-stream error event, or an HTTP error before commit. */
+  private void fail() {
+    int code = faults.errorCode;
+    String message =
+        faults.errorMessage != null ? faults.errorMessage : ErrorBodies.defaultMessage(code);
+    if (request.stream()) {
+      writeEvent(ResponseShapes.errorEvent(code, message));
+      ctx.write(new DefaultHttpContent(HttpResponses.sseDone(ctx.alloc())));
+      endResponse(null);
+    } else {
+      respondFully(code, ErrorBodies.envelope(code, message, null), null);
+    }
+  }
+
+  private void respondFully(int status, ObjectNode body, @Nullable String reason) {
+    if (!end(false, reason)) {
+      return;
+    }
+    FullHttpResponse response =
+        HttpResponses.json(ctx.alloc(), status, body);
+    HttpUtil.setKeepAlive(response, keepAlive);
+    completion.responseComplete(ctx.writeAndFlush(response));
+  }
+
+  /** Ends a chunked response (the head is already written) with the terminal empty chunk. */
+  private void endResponse(@Nullable String reason) {
+    if (!end(false, reason)) {
+      return;
+    }
+    completion.responseComplete(ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT));
+  }
+
+  private void writeEvent(ObjectNode event) {
+    ctx.writeAndFlush(new DefaultHttpContent(HttpResponses.sseEvent(ctx.alloc(), event)));
+  }
+
+  /** Marks the response over exactly once; false when it already was. */
+  private boolean end(boolean cancelledByClient, @Nullable String reason) {
+    if (ended) {
+      return false;
+    }
+    ended = true;
+    awaitingWritability = false;
+    if (stepTimer != null) {
+      stepTimer.cancel(false);
+      stepTimer = null;
+    }
+    cancelMetadata();
+    engine.stats.responseEnded(request.stream(), kvBlocks, cancelledByClient, reason);
+    return true;
+  }
+}

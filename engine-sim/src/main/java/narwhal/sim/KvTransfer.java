@@ -1,0 +1,103 @@
+package narwhal.sim;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.function.IntSupplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * NixlConnector {@code kv_transfer_params}: the descriptor a prefill returns and the check a
+ * decode applies before "pulling" KV (vllm-wire.md section 1).
+ */
+final class KvTransfer {
+  /** vLLM's default KV block size in tokens. */
+  static final int BLOCK_SIZE = 16;
+
+  private KvTransfer() {}
+
+  /** KV blocks holding a prompt: one per 16 tokens, at least one. */
+  static int blocksFor(int promptTokens) {
+    return Math.max(1, (promptTokens + BLOCK_SIZE - 1) / BLOCK_SIZE);
+  }
+
+  /**
+   * True when a decode request's params let NIXL pull: {@code do_remote_prefill} true, non-empty
+   * {@code remote_block_ids} of non-negative ints, and {@code remote_engine_id}, {@code
+   * remote_request_id}, {@code remote_host}, {@code remote_port} present. Anything else is
+   * ignored and the prompt recomputed, as vLLM does.
+   */
+  static boolean isUsablePull(@Nullable JsonNode params) {
+    if (params == null || !params.isObject()) {
+      return false;
+    }
+    if (!params.path("do_remote_prefill").asBoolean(false)) {
+      return false;
+    }
+    JsonNode blocks = params.path("remote_block_ids");
+    if (!blocks.isArray() || blocks.isEmpty()) {
+      return false;
+    }
+    for (JsonNode block : blocks) {
+      if (!block.canConvertToInt() || !block.isIntegralNumber() || block.intValue() < 0) {
+        return false;
+      }
+    }
+    return hasText(params, "remote_engine_id")
+        && hasText(params, "remote_request_id")
+        && hasText(params, "remote_host")
+        && params.path("remote_port").canConvertToInt()
+        && params.path("remote_port").isIntegralNumber();
+  }
+
+  private static boolean hasText(JsonNode params, String field) {
+    JsonNode value = params.get(field);
+    return value != null && value.isTextual() && !value.textValue().isEmpty();
+  }
+
+  /**
+   * The descriptor a finished prefill returns, spoiled as {@code fault} says; null for {@link
+   * KvFault#NONE}.
+   */
+  static @Nullable ObjectNode prefillDescriptor(
+      SimOptions options,
+      String internalRequestId,
+      int promptTokens,
+      IntSupplier nextBlockId,
+      @Nullable KvFault fault) {
+    if (fault == KvFault.NONE) {
+      return null;
+    }
+    if (fault == KvFault.WRONG_CONNECTOR) {
+      // A P2P-NCCL style descriptor: no block ids, no NIXL side channel, but still an engine id.
+      ObjectNode params = Json.object();
+      params.put("kv_connector", "P2pNcclConnector");
+      params.put("remote_engine_id", options.engineId());
+      params.put("remote_request_id", internalRequestId);
+      params.put("remote_address", options.kvHost() + ":" + options.kvPort());
+      params.put("remote_kv_rank", 0);
+      return params;
+    }
+    ObjectNode params = Json.object();
+    params.put("do_remote_prefill", true);
+    params.put("do_remote_decode", false);
+    ArrayNode blocks = params.putArray("remote_block_ids");
+    if (fault == KvFault.BAD_BLOCK_IDS) {
+      blocks.add("a");
+      blocks.add(-1);
+    } else {
+      int count = blocksFor(promptTokens);
+      for (int i = 0; i < count; i++) {
+        blocks.add(nextBlockId.getAsInt());
+      }
+    }
+    if (fault != KvFault.MISSING_ENGINE_ID) {
+      params.put("remote_engine_id", options.engineId());
+    }
+    params.put("remote_request_id", internalRequestId);
+    params.put("remote_host", options.kvHost());
+    params.put("remote_port", options.kvPort());
+    params.put("tp_size", options.tpSize());
+    return params;
+  }
+}

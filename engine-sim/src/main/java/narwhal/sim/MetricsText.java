@@ -1,0 +1,50 @@
+package narwhal.sim;
+
+/** {@code GET /metrics}: vLLM's Prometheus gauges and counters in the text exposition format. */
+final class MetricsText {
+  static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+  private MetricsText() {}
+
+  static String render(SimOptions options, SimStats stats) {
+    String labels = "model_name=\"" + escape(options.model()) + "\",engine=\"0\"";
+    double kvUsage = Math.min(1.0, (double) stats.activeKvBlocks() / options.kvCacheBlocks());
+    StringBuilder out = new StringBuilder(2048);
+    metric(out, "vllm:num_requests_running", "gauge",
+        "Number of requests in model execution batches.", labels, stats.activeRequests());
+    metric(out, "vllm:num_requests_waiting", "gauge",
+        "Number of requests waiting to be processed.", labels, stats.waitingRequests());
+    metric(out, "vllm:kv_cache_usage_perc", "gauge",
+        "KV-cache usage. 1 means 100 percent usage.", labels, kvUsage);
+    metric(out, "vllm:prompt_tokens_total", "counter",
+        "Number of prefill tokens processed.", labels, stats.promptTokens());
+    metric(out, "vllm:generation_tokens_total", "counter",
+        "Number of generation tokens processed.", labels, stats.generationTokens());
+    metric(out, "vllm:num_preemptions_total", "counter",
+        "Cumulative number of preemption from the engine.", labels, 0);
+    out.append("# HELP vllm:request_success_total Count of successfully processed requests.\n");
+    out.append("# TYPE vllm:request_success_total counter\n");
+    sample(out, "vllm:request_success_total", labels + ",finished_reason=\"stop\"",
+        stats.finishedStop());
+    sample(out, "vllm:request_success_total", labels + ",finished_reason=\"length\"",
+        stats.finishedLength());
+    sample(out, "vllm:request_success_total", labels + ",finished_reason=\"abort\"",
+        stats.finishedAbort());
+    return out.toString();
+  }
+
+  private static void metric(
+      StringBuilder out, String name, String type, String help, String labels, double value) {
+    out.append("# HELP ").append(name).append(' ').append(help).append('\n');
+    out.append("# TYPE ").append(name).append(' ').append(type).append('\n');
+    sample(out, name, labels, value);
+  }
+
+  private static void sample(StringBuilder out, String name, String labels, double value) {
+    out.append(name).append('{').append(labels).append("} ").append(value).append('\n');
+  }
+
+  private static String escape(String labelValue) {
+    return labelValue.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
+  }
+}

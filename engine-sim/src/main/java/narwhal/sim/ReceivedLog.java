@@ -1,0 +1,38 @@
+package narwhal.sim;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** The bounded record of requests received under /v1/, oldest first. Thread-safe. */
+final class ReceivedLog {
+  private final int capacity;
+  private final ConcurrentLinkedDeque<ReceivedRequest> requests = new ConcurrentLinkedDeque<>();
+  private final AtomicInteger size = new AtomicInteger();
+
+  ReceivedLog(int capacity) {
+    this.capacity = capacity;
+  }
+
+  void add(ReceivedRequest request) {
+    if (capacity == 0) {
+      return;
+    }
+    requests.addLast(request);
+    // Trim the oldest so a long benchmark cannot grow the log without bound.
+    if (size.incrementAndGet() > capacity && requests.pollFirst() != null) {
+      size.decrementAndGet();
+    }
+  }
+
+  List<ReceivedRequest> snapshot() {
+    return List.copyOf(new ArrayList<>(requests));
+  }
+
+  void clear() {
+    while (requests.pollFirst() != null) {
+      size.decrementAndGet();
+    }
+  }
+}

@@ -1,0 +1,86 @@
+package narwhal.sim;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The faults in force for one request: the engine plan's matching entries, then the prompt's
+ * directives, merged in that order (a later fault of the same kind replaces an earlier one).
+ *
+ * <p>Token-count triggers use -1 for "off". Confined to the request's event loop.
+ */
+final class RequestFaults {
+  boolean dead;
+  boolean refuse;
+  boolean doneFirst;
+  long delayHeadersMillis;
+  int status;
+  @Nullable String statusMessage;
+  long silenceFirstMillis;
+  int silenceAfter = -1;
+  long silenceMillis = FaultSpec.FOREVER;
+  long metadataEveryMillis;
+  int resetAfter = -1;
+  int eofAfter = -1;
+  int eosAfter = -1;
+  int errorAfter = -1;
+  int errorCode = 500;
+  @Nullable String errorMessage;
+  @Nullable KvFault kvFault;
+
+  void apply(FaultSpec spec) {
+    switch (spec.kind()) {
+      case REFUSE:
+        refuse = true;
+        break;
+      case RESET_AFTER:
+        resetAfter = (int) spec.value();
+        break;
+      case DELAY_HEADERS:
+        delayHeadersMillis = spec.value();
+        break;
+      case STATUS:
+        status = (int) spec.value();
+        statusMessage = spec.options().get("message");
+        break;
+      case SILENCE_FIRST:
+        silenceFirstMillis = spec.value();
+        break;
+      case SILENCE_AFTER:
+        silenceAfter = (int) spec.value();
+        silenceMillis = spec.millisOption("ms", FaultSpec.FOREVER);
+        metadataEveryMillis = spec.millisOption("metadata-every", 0);
+        break;
+      case EOF_AFTER:
+        eofAfter = (int) spec.value();
+        break;
+      case DONE_FIRST:
+        doneFirst = true;
+        break;
+      case ERROR_AFTER:
+        errorAfter = (int) spec.value();
+        errorCode = spec.intOption("code", 500);
+        errorMessage = spec.options().get("message");
+        break;
+      case KV_MISSING_ENGINE_ID:
+        kvFault = KvFault.MISSING_ENGINE_ID;
+        break;
+      case KV_BAD_BLOCK_IDS:
+        kvFault = KvFault.BAD_BLOCK_IDS;
+        break;
+      case KV_WRONG_CONNECTOR:
+        kvFault = KvFault.WRONG_CONNECTOR;
+        break;
+      case KV_NONE:
+        kvFault = KvFault.NONE;
+        break;
+      case EOS_AFTER:
+        eosAfter = (int) spec.value();
+        break;
+      case DEAD:
+        dead = true;
+        break;
+      default:
+        throw new IllegalStateException(spec.kind().toString());
+    }
+  }
+}

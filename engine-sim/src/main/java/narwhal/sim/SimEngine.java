@@ -1,0 +1,218 @@
+package narwhal.sim;
+
+import static java.util.Objects.requireNonNull;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running simulated vLLM engine: an HTTP/1.1 server on Netty speaking vLLM's OpenAI-compatible
+ * wire format, with NixlConnector {@code kv_transfer_params}, deterministic output and fault
+ * injection.
+ *
+ * <p>Every stream is driven by timers on its connection's event loop, so one core carries thousands
+ * of concurrent streams. The instance methods are thread-safe. {@link #close()} closes every
+ * connection and, when the engine created its own event loop group, shuts that group down.
+ */
+public final class SimEngine implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(SimEngine.class);
+  private static final int MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+  private final EngineState state;
+  private final EventLoopGroup group;
+  private final boolean ownsGroup;
+  private final ChannelGroup channels;
+  private final int port;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private SimEngine(
+      EngineState state, EventLoopGroup group, boolean ownsGroup, ChannelGroup channels, int port) {
+    this.state = state;
+    this.group = group;
+    this.ownsGroup = ownsGroup;
+    this.channels = channels;
+    this.port = port;
+  }
+
+  /**
+   * Starts an engine on its own event loop group ({@link SimOptions#ioThreads()} threads) and
+   * returns once it is listening. Must not be called from an event loop thread.
+   */
+  public static SimEngine start(SimOptions options) {
+    EventLoopGroup group =
+        new MultiThreadIoEventLoopGroup(
+            options.ioThreads(),
+            new DefaultThreadFactory("narwhal-sim", true),
+            NioIoHandler.newFactory());
+    try {
+      return bind(options, group, true);
+    } catch (RuntimeException e) {
+      group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+      throw e;
+    }
+  }
+
+  /**
+   * Starts an engine on a caller-owned event loop group, which {@link #close()} leaves running;
+   * returns once it is listening. The group must run NIO channels (e.g. a {@code
+   * MultiThreadIoEventLoopGroup} with {@code NioIoHandler}). Must not be called from an event loop
+   * thread.
+   */
+  public static SimEngine start(SimOptions options, EventLoopGroup group) {
+    return bind(options, requireNonNull(group, "group"), false);
+  }
+
+  private static SimEngine bind(SimOptions options, EventLoopGroup group, boolean ownsGroup) {
+    EngineState state = new EngineState(requireNonNull(options, "options"));
+    ChannelGroup channels = new DefaultChannelGroup("narwhal-sim", GlobalEventExecutor.INSTANCE);
+    ServerBootstrap bootstrap =
+        new ServerBootstrap()
+            .group(group)
+            .channel(NioServerSocketChannel.class)
+            .option(ChannelOption.SO_BACKLOG, 4096)
+            .option(ChannelOption.SO_REUSEADDR, true)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    channels.add(ch);
+                    ch.pipeline()
+                        .addLast(new HttpServerCodec())
+                        .addLast(new HttpObjectAggregator(MAX_BODY_BYTES))
+                        .addLast(new SimHttpHandler(state));
+                  }
+                });
+    ChannelFuture bound =
+        bootstrap.bind(new InetSocketAddress(options.host(), options.port())).awaitUninterruptibly();
+    if (!bound.isSuccess()) {
+      throw new IllegalStateException(
+          "narwhal-sim could not listen on " + options.host() + ":" + options.port(),
+          bound.cause());
+    }
+    Channel server = bound.channel();
+    channels.add(server);
+    int port = ((InetSocketAddress) server.localAddress()).getPort();
+    SimEngine engine = new SimEngine(state, group, ownsGroup, channels, port);
+    log.info(
+        "narwhal-sim listening on {} (engine id {}, model {}, faults {})",
+        engine.baseUrl(), options.engineId(), options.model(), options.faults().specs());
+    return engine;
+  }
+
+  /** The port the engine listens on. */
+  public int port() {
+    return port;
+  }
+
+  /** {@code http://HOST:PORT}, with 127.0.0.1 when bound to a wildcard address. */
+  public String baseUrl() {
+    String host = state.options.host();
+    if (host.isEmpty() || host.equals("0.0.0.0") || host.equals("::")) {
+      host = "127.0.0.1";
+    } else if (host.contains(":")) {
+      host = "[" + host + "]";
+    }
+    return "http://" + host + ":" + port;
+  }
+
+  /** The NIXL engine id reported in prefill descriptors. */
+  public String engineId() {
+    return state.options.engineId();
+  }
+
+  public SimOptions options() {
+    return state.options;
+  }
+
+  /** Replaces the engine-level faults; every {@code count=K} starts afresh. */
+  public void setFaults(FaultPlan faults) {
+    state.setFaults(requireNonNull(faults, "faults"));
+  }
+
+  /** The engine-level faults in force. */
+  public FaultPlan faults() {
+    return state.faults().plan();
+  }
+
+  public SimStats stats() {
+    return state.stats;
+  }
+
+  /** Every request received under {@code /v1/}, in arrival order (bounded, oldest dropped). */
+  public List<ReceivedRequest> received() {
+    return state.received.snapshot();
+  }
+
+  public void clearReceived() {
+    state.received.clear();
+  }
+
+  /**
+   * The tokens the simulator generates for a prompt: they depend only on {@code seed} and {@code
+   * promptKey} — the prompt string for completions, or the message contents joined by {@code "\n"}
+   * for chat (directives included) — so every engine with the same seed produces the same text.
+   */
+  public static List<String> expectedTokens(long seed, String promptKey, int n) {
+    return TokenSequence.first(seed, requireNonNull(promptKey, "promptKey"), n);
+  }
+
+  /** {@link #expectedTokens} concatenated: the text of an {@code n}-token completion. */
+  public static String expectedText(long seed, String promptKey, int n) {
+    return String.join("", expectedTokens(seed, promptKey, n));
+  }
+
+  /** Closes every connection (cancelling their streams) and the listening socket. Idempotent. */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    boolean mayBlock = !calledFromEventLoop();
+    var closing = channels.close();
+    if (mayBlock) {
+      closing.awaitUninterruptibly(10, TimeUnit.SECONDS);
+    }
+    if (ownsGroup) {
+      var shutdown = group.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+      if (mayBlock) {
+        shutdown.awaitUninterruptibly(10, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  private boolean calledFromEventLoop() {
+    for (EventExecutor executor : group) {
+      if (executor.inEventLoop()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @Override
+  public String toString() {
+    return "SimEngine{" + baseUrl() + ", engineId=" + engineId() + "}";
+  }
+}

@@ -1,0 +1,269 @@
+package narwhal.sim;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.UUID;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Configuration of one {@link SimEngine}: identity, timing model and faults.
+ *
+ * <p>Timing: the first token of a request arrives {@code prefillBaseMillis + prefillMillisPerToken
+ * * promptTokens} after the request (or {@code kvTransferMillisPerToken * promptTokens} when the
+ * request carries a usable NIXL descriptor), then one token every {@code interTokenMillis * (1 +
+ * loadFactor * activeStreams)}.
+ *
+ * @param host address to bind
+ * @param port port to bind; 0 picks an ephemeral port
+ * @param engineId NIXL engine id reported as {@code remote_engine_id}
+ * @param model served model name; requests naming another model get 404
+ * @param seed seed of the deterministic token generator (see {@link SimEngine#expectedTokens})
+ * @param kvHost {@code remote_host} of prefill descriptors (vLLM's side-channel host)
+ * @param kvPort {@code remote_port} of prefill descriptors
+ * @param tpSize {@code tp_size} of prefill descriptors
+ * @param defaultMaxTokens completion length when a request sets no token limit
+ * @param prefillBaseMillis fixed part of the time to first token
+ * @param prefillMillisPerToken per-prompt-token part of the time to first token
+ * @param kvTransferMillisPerToken per-prompt-token time to first token of a decode that pulls KV
+ * @param interTokenMillis time between tokens on an idle engine
+ * @param loadFactor inter-token slowdown per active stream
+ * @param faults engine-level faults active from the start
+ * @param maxModelLen context length; longer requests get vLLM's 400
+ * @param kvCacheBlocks KV cache size in 16-token blocks, for {@code vllm:kv_cache_usage_perc}
+ * @param ioThreads event-loop threads when the engine owns its event loop group
+ * @param maxRecordedRequests how many requests {@link SimEngine#received()} keeps (oldest dropped)
+ */
+public record SimOptions(
+    String host,
+    int port,
+    String engineId,
+    String model,
+    long seed,
+    String kvHost,
+    int kvPort,
+    int tpSize,
+    int defaultMaxTokens,
+    double prefillBaseMillis,
+    double prefillMillisPerToken,
+    double kvTransferMillisPerToken,
+    double interTokenMillis,
+    double loadFactor,
+    FaultPlan faults,
+    int maxModelLen,
+    int kvCacheBlocks,
+    int ioThreads,
+    int maxRecordedRequests) {
+
+  public SimOptions {
+    requireNonNull(host, "host");
+    requireNonNull(engineId, "engineId");
+    requireNonNull(model, "model");
+    requireNonNull(kvHost, "kvHost");
+    requireNonNull(faults, "faults");
+    check(port >= 0 && port <= 65535, "port must be 0..65535, got " + port);
+    check(!engineId.isBlank(), "engineId must not be blank");
+    check(!model.isBlank(), "model must not be blank");
+    check(kvPort > 0 && kvPort <= 65535, "kvPort must be 1..65535, got " + kvPort);
+    check(tpSize >= 1, "tpSize must be at least 1, got " + tpSize);
+    check(defaultMaxTokens >= 1, "defaultMaxTokens must be at least 1, got " + defaultMaxTokens);
+    checkMillis("prefillBaseMillis", prefillBaseMillis);
+    checkMillis("prefillMillisPerToken", prefillMillisPerToken);
+    checkMillis("kvTransferMillisPerToken", kvTransferMillisPerToken);
+    checkMillis("interTokenMillis", interTokenMillis);
+    checkMillis("loadFactor", loadFactor);
+    check(maxModelLen >= 2, "maxModelLen must be at least 2, got " + maxModelLen);
+    check(kvCacheBlocks >= 1, "kvCacheBlocks must be at least 1, got " + kvCacheBlocks);
+    check(ioThreads >= 1, "ioThreads must be at least 1, got " + ioThreads);
+    check(maxRecordedRequests >= 0, "maxRecordedRequests must be >= 0");
+  }
+
+  /** A builder holding the documented defaults and a fresh random engine id. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder initialised from these options. */
+  public Builder toBuilder() {
+    return new Builder()
+        .host(host)
+        .port(port)
+        .engineId(engineId)
+        .model(model)
+        .seed(seed)
+        .kvHost(kvHost)
+        .kvPort(kvPort)
+        .tpSize(tpSize)
+        .defaultMaxTokens(defaultMaxTokens)
+        .prefillBaseMillis(prefillBaseMillis)
+        .prefillMillisPerToken(prefillMillisPerToken)
+        .kvTransferMillisPerToken(kvTransferMillisPerToken)
+        .interTokenMillis(interTokenMillis)
+        .loadFactor(loadFactor)
+        .faults(faults)
+        .maxModelLen(maxModelLen)
+        .kvCacheBlocks(kvCacheBlocks)
+        .ioThreads(ioThreads)
+        .maxRecordedRequests(maxRecordedRequests);
+  }
+
+  private static void check(boolean condition, String message) {
+    if (!condition) {
+      throw new IllegalArgumentException(message);
+    }
+  }
+
+  private static void checkMillis(String name, double value) {
+    check(value >= 0 && Double.isFinite(value), name + " must be a finite value >= 0, got " + value);
+  }
+
+  /** Mutable builder for {@link SimOptions}; not thread-safe. */
+  public static final class Builder {
+    private String host = "127.0.0.1";
+    private int port;
+    private @Nullable String engineId;
+    private String model = "narwhal-sim";
+    private long seed;
+    private String kvHost = "localhost";
+    private int kvPort = 5600;
+    private int tpSize = 1;
+    private int defaultMaxTokens = 16;
+    private double prefillBaseMillis = 2;
+    private double prefillMillisPerToken = 0.02;
+    private double kvTransferMillisPerToken = 0.005;
+    private double interTokenMillis = 5;
+    private double loadFactor;
+    private FaultPlan faults = FaultPlan.none();
+    private int maxModelLen = 32768;
+    private int kvCacheBlocks = 2048;
+    private int ioThreads = 1;
+    private int maxRecordedRequests = 100_000;
+
+    private Builder() {}
+
+    public Builder host(String host) {
+      this.host = host;
+      return this;
+    }
+
+    public Builder port(int port) {
+      this.port = port;
+      return this;
+    }
+
+    public Builder engineId(String engineId) {
+      this.engineId = engineId;
+      return this;
+    }
+
+    public Builder model(String model) {
+      this.model = model;
+      return this;
+    }
+
+    public Builder seed(long seed) {
+      this.seed = seed;
+      return this;
+    }
+
+    public Builder kvHost(String kvHost) {
+      this.kvHost = kvHost;
+      return this;
+    }
+
+    public Builder kvPort(int kvPort) {
+      this.kvPort = kvPort;
+      return this;
+    }
+
+    public Builder tpSize(int tpSize) {
+      this.tpSize = tpSize;
+      return this;
+    }
+
+    public Builder defaultMaxTokens(int defaultMaxTokens) {
+      this.defaultMaxTokens = defaultMaxTokens;
+      return this;
+    }
+
+    public Builder prefillBaseMillis(double prefillBaseMillis) {
+      this.prefillBaseMillis = prefillBaseMillis;
+      return this;
+    }
+
+    public Builder prefillMillisPerToken(double prefillMillisPerToken) {
+      this.prefillMillisPerToken = prefillMillisPerToken;
+      return this;
+    }
+
+    public Builder kvTransferMillisPerToken(double kvTransferMillisPerToken) {
+      this.kvTransferMillisPerToken = kvTransferMillisPerToken;
+      return this;
+    }
+
+    public Builder interTokenMillis(double interTokenMillis) {
+      this.interTokenMillis = interTokenMillis;
+      return this;
+    }
+
+    public Builder loadFactor(double loadFactor) {
+      this.loadFactor = loadFactor;
+      return this;
+    }
+
+    public Builder faults(FaultPlan faults) {
+      this.faults = faults;
+      return this;
+    }
+
+    /** Shorthand for {@code faults(FaultPlan.of(specs))}. */
+    public Builder faults(String... specs) {
+      this.faults = FaultPlan.of(specs);
+      return this;
+    }
+
+    public Builder maxModelLen(int maxModelLen) {
+      this.maxModelLen = maxModelLen;
+      return this;
+    }
+
+    public Builder kvCacheBlocks(int kvCacheBlocks) {
+      this.kvCacheBlocks = kvCacheBlocks;
+      return this;
+    }
+
+    public Builder ioThreads(int ioThreads) {
+      this.ioThreads = ioThreads;
+      return this;
+    }
+
+    public Builder maxRecordedRequests(int maxRecordedRequests) {
+      this.maxRecordedRequests = maxRecordedRequests;
+      return this;
+    }
+
+    /** Builds the options; throws {@link IllegalArgumentException} on an out-of-range value. */
+    public SimOptions build() {
+      String id = engineId != null ? engineId : UUID.randomUUID().toString();
+      return new SimOptions(
+          host,
+          port,
+          id,
+          model,
+          seed,
+          kvHost,
+          kvPort,
+          tpSize,
+          defaultMaxTokens,
+          prefillBaseMillis,
+          prefillMillisPerToken,
+          kvTransferMillisPerToken,
+          interTokenMillis,
+          loadFactor,
+          faults,
+          maxModelLen,
+          kvCacheBlocks,
+          ioThreads,
+          maxRecordedRequests);
+    }
+  }
+}

@@ -1,0 +1,75 @@
+package narwhal.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+class SimCliTest {
+
+  @Test
+  void parsesEveryFlag() {
+    SimOptions options =
+        SimCli.parse(
+            new String[] {
+              "--port", "8123", "--host", "0.0.0.0", "--engine-id", "e-1", "--model", "m",
+              "--seed", "42", "--max-tokens", "8", "--prefill-ms", "3.5",
+              "--prefill-ms-per-token", "0.1", "--itl-ms", "7", "--load-factor", "0.25",
+              "--kv-host", "kv.local", "--kv-port", "5700", "--tp-size", "4",
+              "--kv-ms-per-token", "0.01", "--fault", "status=503,count=1", "--fault=dead"
+            });
+
+    assertThat(options.port()).isEqualTo(8123);
+    assertThat(options.host()).isEqualTo("0.0.0.0");
+    assertThat(options.engineId()).isEqualTo("e-1");
+    assertThat(options.model()).isEqualTo("m");
+    assertThat(options.seed()).isEqualTo(42);
+    assertThat(options.defaultMaxTokens()).isEqualTo(8);
+    assertThat(options.prefillBaseMillis()).isEqualTo(3.5);
+    assertThat(options.prefillMillisPerToken()).isEqualTo(0.1);
+    assertThat(options.interTokenMillis()).isEqualTo(7);
+    assertThat(options.loadFactor()).isEqualTo(0.25);
+    assertThat(options.kvHost()).isEqualTo("kv.local");
+    assertThat(options.kvPort()).isEqualTo(5700);
+    assertThat(options.tpSize()).isEqualTo(4);
+    assertThat(options.kvTransferMillisPerToken()).isEqualTo(0.01);
+    assertThat(options.faults().specs()).containsExactly("status=503,count=1", "dead");
+  }
+
+  @Test
+  void defaults() {
+    SimOptions options = SimCli.parse(new String[0]);
+
+    assertThat(options.host()).isEqualTo("127.0.0.1");
+    assertThat(options.port()).isZero();
+    assertThat(options.model()).isEqualTo("narwhal-sim");
+    assertThat(options.kvHost()).isEqualTo("localhost");
+    assertThat(options.kvPort()).isEqualTo(5600);
+    assertThat(options.defaultMaxTokens()).isEqualTo(16);
+    assertThat(options.interTokenMillis()).isEqualTo(5);
+    assertThat(options.faults().isEmpty()).isTrue();
+  }
+
+  @Test
+  void badFlagsGiveClearMessages() {
+    assertThatThrownBy(() -> SimCli.parse(new String[] {"--bogus", "1"}))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("unknown flag '--bogus'");
+    assertThatThrownBy(() -> SimCli.parse(new String[] {"--port"}))
+        .hasMessageContaining("--port needs a value");
+    assertThatThrownBy(() -> SimCli.parse(new String[] {"--port", "eighty"}))
+        .hasMessageContaining("--port: 'eighty' is not an integer");
+    assertThatThrownBy(() -> SimCli.parse(new String[] {"--itl-ms", "fast"}))
+        .hasMessageContaining("--itl-ms: 'fast' is not a number");
+    assertThatThrownBy(() -> SimCli.parse(new String[] {"--fault", "meltdown"}))
+        .hasMessageContaining("--fault")
+        .hasMessageContaining("unknown fault 'meltdown'");
+    assertThatThrownBy(() -> SimCli.parse(new String[] {"--port", "70000"}))
+        .hasMessageContaining("port must be 0..65535");
+  }
+
+  @Test
+  void usageListsTheFlags() {
+    assertThat(SimCli.usage()).contains("--fault SPEC").contains("--itl-ms").contains("--kv-port");
+  }
+}
