@@ -3,7 +3,13 @@ package narwhal.server;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.nio.file.Path;
 import java.util.Set;
 import narwhal.sim.SimOptions;
@@ -31,6 +37,7 @@ final class DemoCommand {
       throw e;
     }
     String base = "http://" + host + ":" + server.port();
+    warmUp(base);
     out.println("narwhal demo: router on " + base + " over 2 prefill + 2 decode simulated engines");
     fleet.engines().forEach(e -> out.println("  engine " + e.engineId() + " at " + e.baseUrl()));
     out.println();
@@ -43,5 +50,28 @@ final class DemoCommand {
     out.flush();
     Narwhal.awaitShutdown(server, fleet, simGroup::shutdownGracefully);
     return 0;
+  }
+
+  /**
+   * Sends a few requests through the router before announcing it: a cold JVM can take longer
+   * than the first-token timeout to serve its very first stream, and the first curl a person
+   * pastes should not be the one that pays for class loading.
+   */
+  private static void warmUp(String base) {
+    HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    String body = "{\"model\":\"" + DemoFleet.MODEL + "\",\"prompt\":\"warm up\",\"max_tokens\":2,\"stream\":true}";
+    for (int i = 0; i < 4; i++) {
+      try {
+        client.send(HttpRequest.newBuilder(URI.create(base + "/v1/completions"))
+            .timeout(Duration.ofSeconds(10))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.discarding());
+      } catch (IOException e) {
+        return;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
   }
 }
