@@ -237,12 +237,10 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
 
   @Override
   public void cancel() {
-    boolean wasFinished = finished;
     finished = true;
     timer.cancel();
-    if (!wasFinished || exchange != null) {
-      closeExchange();
-    }
+    // Cancelling an exchange that already ended is a no-op in the transport.
+    closeExchange();
   }
 
   @Override
