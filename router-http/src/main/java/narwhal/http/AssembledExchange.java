@@ -53,11 +53,7 @@ final class AssembledExchange extends CompletionExchange {
   @Override
   protected void completed() {
     if (start == null) {
-      respond(
-          Responses.error(
-              RouterError.of(
-                  502, "decode", "decode", "stream ended with [DONE] before any token arrived"),
-              requestId()));
+      respondNoTokenArrived();
       return;
     }
     byte[] body;

@@ -135,6 +135,16 @@ abstract class CompletionExchange implements ClientSink {
   protected abstract void failed(RouterError error);
 
   /** The router's id for the request: the {@code x-request-id} response header. */
+  /**
+   * The core completes a stream only after a token started it; should that contract ever be
+   * broken, answer as the spec does for a stream that ended before any token.
+   */
+  protected final void respondNoTokenArrived() {
+    respond(Responses.error(
+        RouterError.of(502, "decode", "decode", "stream ended with [DONE] before any token arrived"),
+        requestId()));
+  }
+
   protected final @Nullable String requestId() {
     return handle == null ? null : handle.requestId();
   }

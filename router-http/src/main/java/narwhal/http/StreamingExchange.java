@@ -73,11 +73,7 @@ final class StreamingExchange extends CompletionExchange {
   @Override
   protected void completed() {
     if (writer == null) {
-      respond(
-          Responses.error(
-              RouterError.of(
-                  502, "decode", "decode", "stream ended with [DONE] before any token arrived"),
-              requestId()));
+      respondNoTokenArrived();
       return;
     }
     DefaultLastHttpContent done =
