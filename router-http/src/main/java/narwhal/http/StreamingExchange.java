@@ -22,8 +22,10 @@ import org.jspecify.annotations.Nullable;
  * <p>Commit rule: nothing is written before {@code onStart}, so a failure before the first token
  * is an ordinary HTTP error with its own status. After the commit the stream ends with
  * {@code data: [DONE]} on success, or with exactly one {@code data: {"error":...}} event (its
- * {@code code} the status as an integer, no {@code [DONE]} after it) followed by closing the
- * connection, so no client mistakes a failed stream for a complete one.
+ * {@code code} the status as an integer, no {@code [DONE]} after it), so no client mistakes a
+ * failed stream for a complete one. The chunked body is then terminated properly and the
+ * connection stays alive: closing it would race a client that has already returned the socket to
+ * its keep-alive pool after reading the last chunk, failing that client's next request.
  */
 final class StreamingExchange extends CompletionExchange {
 
@@ -88,6 +90,6 @@ final class StreamingExchange extends CompletionExchange {
       return;
     }
     byte[] frame = SseChunkWriter.frame(Responses.envelope(error, true));
-    finish(ctx.writeAndFlush(new DefaultLastHttpContent(Unpooled.wrappedBuffer(frame))), true);
+    finish(ctx.writeAndFlush(new DefaultLastHttpContent(Unpooled.wrappedBuffer(frame))), false);
   }
 }
