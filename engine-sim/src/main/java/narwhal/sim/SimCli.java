@@ -14,7 +14,7 @@ public final class SimCli {
       Set.of(
           "--port", "--host", "--engine-id", "--model", "--seed", "--max-tokens", "--prefill-ms",
           "--prefill-ms-per-token", "--kv-ms-per-token", "--itl-ms", "--load-factor", "--kv-host",
-          "--kv-port", "--tp-size", "--max-model-len", "--io-threads", "--fault");
+          "--kv-port", "--tp-size", "--max-model-len", "--io-threads", "--fault", "--attest");
 
   private SimCli() {}
 
@@ -40,6 +40,8 @@ public final class SimCli {
         "  --max-model-len N         context length (default 32768)",
         "  --io-threads N            event loop threads (default 1)",
         "  --fault SPEC              engine fault, repeatable (e.g. status=503,count=2)",
+        "  --attest KEY=VALUE        attestation field, repeatable (e.g. vllm_version=0.10.2;",
+        "                            VALUE is JSON when it parses, else text; KEY= drops the field)",
         "  --help                    print this text");
   }
 
@@ -126,6 +128,9 @@ public final class SimCli {
       case "--io-threads":
         builder.ioThreads(intValue(flag, value));
         break;
+      case "--attest":
+        attest(builder, value);
+        break;
       case "--fault":
         try {
           FaultSpec.parse(value);
@@ -136,6 +141,20 @@ public final class SimCli {
         break;
       default:
         throw new IllegalArgumentException("unknown flag '" + flag + "'\n" + usage());
+    }
+  }
+
+  private static void attest(SimOptions.Builder builder, String value) {
+    int eq = value.indexOf('=');
+    if (eq <= 0) {
+      throw new IllegalArgumentException("--attest: expected KEY=VALUE, got '" + value + "'");
+    }
+    String key = value.substring(0, eq).trim();
+    String text = value.substring(eq + 1);
+    if (text.isEmpty()) {
+      builder.withoutAttest(key);
+    } else {
+      builder.attest(key, Attestation.parseValue(text));
     }
   }
 

@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One connection's HTTP endpoints: generation under {@code /v1/}, {@code /health}, {@code
- * /metrics}, {@code /v1/models} and the {@code /admin/} fault controls.
+ * /metrics}, {@code /v1/models}, the attestation document and the {@code /admin/} fault controls.
  *
  * <p>Requests on a connection are answered one at a time, in order: a request that arrives while
  * a response is in progress (HTTP pipelining) waits in a queue. Confined to the channel's event
@@ -146,6 +146,12 @@ final class SimHttpHandler extends ChannelInboundHandlerAdapter {
       case "/v1/models":
         if (requireMethod(ctx, method, HttpMethod.GET, keepAlive)) {
           send(ctx, deadOr(ctx, () -> ModelList.body(engine.options)), keepAlive);
+        }
+        break;
+      case Attestation.PATH:
+        // The sidecar answers whatever the engine's health: attestation describes the build.
+        if (requireMethod(ctx, method, HttpMethod.GET, keepAlive)) {
+          send(ctx, HttpResponses.json(ctx.alloc(), 200, Attestation.body(engine.options)), keepAlive);
         }
         break;
       case "/admin/faults":

@@ -2,6 +2,8 @@ package narwhal.sim;
 
 import static java.util.Objects.requireNonNull;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 
@@ -32,6 +34,8 @@ import org.jspecify.annotations.Nullable;
  * @param kvCacheBlocks KV cache size in 16-token blocks, for {@code vllm:kv_cache_usage_perc}
  * @param ioThreads event-loop threads when the engine owns its event loop group
  * @param maxRecordedRequests how many requests {@link SimEngine#received()} keeps (oldest dropped)
+ * @param attestation the compatibility fields {@code GET /narwhal/attestation} reports, keyed as the
+ *     fleet file's {@code engine_contract}; values are JSON-able (text, numbers, booleans, null, maps)
  */
 public record SimOptions(
     String host,
@@ -52,7 +56,8 @@ public record SimOptions(
     int maxModelLen,
     int kvCacheBlocks,
     int ioThreads,
-    int maxRecordedRequests) {
+    int maxRecordedRequests,
+    Map<String, @Nullable Object> attestation) {
 
   public SimOptions {
     requireNonNull(host, "host");
@@ -75,6 +80,7 @@ public record SimOptions(
     check(kvCacheBlocks >= 1, "kvCacheBlocks must be at least 1, got " + kvCacheBlocks);
     check(ioThreads >= 1, "ioThreads must be at least 1, got " + ioThreads);
     check(maxRecordedRequests >= 0, "maxRecordedRequests must be >= 0");
+    attestation = Attestation.freeze(requireNonNull(attestation, "attestation"));
   }
 
   /** A builder holding the documented defaults and a fresh random engine id. */
@@ -103,7 +109,8 @@ public record SimOptions(
         .maxModelLen(maxModelLen)
         .kvCacheBlocks(kvCacheBlocks)
         .ioThreads(ioThreads)
-        .maxRecordedRequests(maxRecordedRequests);
+        .maxRecordedRequests(maxRecordedRequests)
+        .attestation(attestation);
   }
 
   private static void check(boolean condition, String message) {
@@ -137,6 +144,11 @@ public record SimOptions(
     private int kvCacheBlocks = 2048;
     private int ioThreads = 1;
     private int maxRecordedRequests = 100_000;
+    private @Nullable Map<String, @Nullable Object> attestation;
+    private final Map<String, @Nullable Object> attestOverrides = new LinkedHashMap<>();
+
+    /** Marks a field {@link #withoutAttest} removed from the document. */
+    private static final Object DROPPED = new Object();
 
     private Builder() {}
 
@@ -241,9 +253,44 @@ public record SimOptions(
       return this;
     }
 
+    /**
+     * Replaces every attested field (the defaults included). Later {@link #attest} calls still
+     * apply on top.
+     */
+    public Builder attestation(Map<String, @Nullable Object> fields) {
+      this.attestation = new LinkedHashMap<>(fields);
+      this.attestOverrides.clear();
+      return this;
+    }
+
+    /**
+     * Reports {@code value} for {@code key} in the attestation document (null reports JSON
+     * null); e.g. {@code attest("vllm_version", "0.10.2")} makes an engine break a contract that
+     * pins 0.11.0.
+     */
+    public Builder attest(String key, @Nullable Object value) {
+      attestOverrides.put(requireNonNull(key, "key"), value);
+      return this;
+    }
+
+    /** Leaves {@code key} out of the attestation document (the engine reports nothing for it). */
+    public Builder withoutAttest(String key) {
+      attestOverrides.put(requireNonNull(key, "key"), DROPPED);
+      return this;
+    }
+
     /** Builds the options; throws {@link IllegalArgumentException} on an out-of-range value. */
     public SimOptions build() {
       String id = engineId != null ? engineId : UUID.randomUUID().toString();
+      Map<String, @Nullable Object> fields =
+          attestation != null ? new LinkedHashMap<>(attestation) : Attestation.defaults(tpSize);
+      attestOverrides.forEach((k, v) -> {
+        if (v == DROPPED) {
+          fields.remove(k);
+        } else {
+          fields.put(k, v);
+        }
+      });
       return new SimOptions(
           host,
           port,
@@ -263,7 +310,8 @@ public record SimOptions(
           maxModelLen,
           kvCacheBlocks,
           ioThreads,
-          maxRecordedRequests);
+          maxRecordedRequests,
+          fields);
     }
   }
 }

@@ -33,7 +33,8 @@ final class RoutedFleet implements AutoCloseable {
   private RoutedFleet(int prefill, int decode, SimOptions sim, UnaryOperator<FleetConfig> tweak,
       @Nullable Path journal) {
     fleet = DemoFleet.start(prefill, decode, sim, simGroup);
-    router = RouterServer.start(tweak.apply(fleet.config()), "127.0.0.1", 0, journal, boss, workers);
+    // gRPC beside HTTP on an ephemeral port, as `narwhal serve` does on 50051.
+    router = RouterServer.start(tweak.apply(fleet.config()), "127.0.0.1", 0, 0, journal, boss, workers);
     client = new RouterClient("http://127.0.0.1:" + router.port());
   }
 

@@ -51,6 +51,18 @@ public record RecoveryConfig(
         engineRestartPolicy, statePath, resume, health);
   }
 
+  public RecoveryConfig withLivenessEvery(int value) {
+    return new RecoveryConfig(
+        ejectAfter, readmitEvery, value, livenessMisses, failureQuarantineS,
+        engineRestartPolicy, statePath, resume, health);
+  }
+
+  public RecoveryConfig withLivenessMisses(int value) {
+    return new RecoveryConfig(
+        ejectAfter, readmitEvery, livenessEvery, value, failureQuarantineS,
+        engineRestartPolicy, statePath, resume, health);
+  }
+
   public RecoveryConfig withFailureQuarantineS(double value) {
     return new RecoveryConfig(
         ejectAfter, readmitEvery, livenessEvery, livenessMisses, value, engineRestartPolicy,

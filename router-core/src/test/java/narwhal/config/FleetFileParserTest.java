@@ -297,8 +297,11 @@ class FleetFileParserTest {
             "ENGINE_0_URL", "http://10.0.0.10:8000",
             "ENGINE_0_ATTEST_URL", "http://10.0.0.10:9000/attest",
             "ENGINE_1_URL", "http://10.0.0.11:8000",
+            "ENGINE_1_ATTEST_URL", "http://10.0.0.11:9000/attest",
             "ENGINE_2_URL", "http://10.0.0.12:8000",
-            "ENGINE_3_URL", "http://10.0.0.13:8000");
+            "ENGINE_2_ATTEST_URL", "http://10.0.0.12:9000/attest",
+            "ENGINE_3_URL", "http://10.0.0.13:8000",
+            "ENGINE_3_ATTEST_URL", "http://10.0.0.13:9000/attest");
     List<FleetConfig> parsed = new ArrayList<>();
     while (blocks.find()) {
       parsed.add(FleetFileParser.parse(blocks.group(1), env::get, Set.of("vllm")));

@@ -45,8 +45,10 @@ final class AssembledExchange extends CompletionExchange {
     try {
       assembler.add(chunk);
     } catch (ResponseAssembler.AssemblyException e) {
-      cancelHandle();
-      respond(Responses.error(decodeFailure(e), requestId()));
+      // Answered first: the exchange is then closed to the error the abort makes the core send.
+      RouterError error = decodeFailure(e);
+      respond(Responses.error(error, requestId()));
+      abortHandle(error, failureReason(e));
     }
   }
 
@@ -60,7 +62,10 @@ final class AssembledExchange extends CompletionExchange {
     try {
       body = assembler.build(start);
     } catch (ResponseAssembler.AssemblyException e) {
-      respond(Responses.error(decodeFailure(e), requestId()));
+      // Called from inside the core's completion: the core journals the failure, not a success.
+      RouterError error = decodeFailure(e);
+      respond(Responses.error(error, requestId()));
+      abortHandle(error, failureReason(e));
       return;
     }
     FullHttpResponse response = Responses.json(HttpResponseStatus.OK, body);
@@ -74,6 +79,11 @@ final class AssembledExchange extends CompletionExchange {
   @Override
   protected void failed(RouterError error) {
     respond(Responses.error(error, requestId()));
+  }
+
+  /** The journal reason: the size limit, or engine output that cannot form a response. */
+  private static String failureReason(ResponseAssembler.AssemblyException e) {
+    return e.overLimit ? "response_limit" : "invalid_response";
   }
 
   private static RouterError decodeFailure(ResponseAssembler.AssemblyException e) {

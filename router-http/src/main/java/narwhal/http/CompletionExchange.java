@@ -6,12 +6,12 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import java.util.ArrayList;
 import java.util.List;
+import narwhal.core.api.AdmissionTicket;
 import narwhal.core.api.ClientSink;
 import narwhal.core.api.CompletionService;
 import narwhal.core.api.RequestHandle;
 import narwhal.core.api.ResponseStart;
 import narwhal.core.api.RouterError;
-import narwhal.core.time.Scheduler;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.Route;
 import narwhal.proto.v1.StreamEvent;
@@ -60,11 +60,10 @@ abstract class CompletionExchange implements ClientSink {
   }
 
   /** Hands the request to the core; outcome callbacks may start during this call. */
-  final void submit(
-      CompletionService service, CompletionRequest request, Scheduler loop, long arrivalNanos) {
+  final void submit(CompletionService service, AdmissionTicket ticket, CompletionRequest request) {
     submitting = true;
     try {
-      handle = service.submit(request, this, loop, arrivalNanos);
+      handle = service.submit(ticket, request, this);
     } finally {
       submitting = false;
     }
@@ -165,11 +164,22 @@ abstract class CompletionExchange implements ClientSink {
     listener.responseDone(lastWrite, close || !keepAlive);
   }
 
-  /** The front-end abandons a response the core is still producing (e.g. over the size limit). */
+  /** The front-end abandons a response the core is still producing. */
   protected final void cancelHandle() {
     if (!cancelled && handle != null) {
       cancelled = true;
       handle.cancel();
+    }
+  }
+
+  /**
+   * The front-end answers the client with {@code error} itself (e.g. a response over the size
+   * limit): the core stops the request and journals it as failed with {@code reason}.
+   */
+  protected final void abortHandle(RouterError error, String reason) {
+    if (!cancelled && handle != null) {
+      cancelled = true;
+      handle.abort(error, reason);
     }
   }
 

@@ -10,7 +10,8 @@ enum Endpoint {
   CHAT_COMPLETIONS("/v1/chat/completions", HttpMethod.POST, Route.ROUTE_CHAT_COMPLETIONS),
   MODELS("/v1/models", HttpMethod.GET, null),
   HEALTH("/health", HttpMethod.GET, null),
-  READY("/ready", HttpMethod.GET, null);
+  READY("/ready", HttpMethod.GET, null),
+  METRICS("/metrics", HttpMethod.GET, null);
 
   final String path;
   final HttpMethod method;

@@ -19,8 +19,11 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
+import narwhal.core.api.AdmissionTicket;
 import narwhal.core.api.CompletionService;
 import narwhal.core.api.InvalidRequestException;
+import narwhal.core.api.RouterError;
+import narwhal.core.api.ServedModel;
 import narwhal.core.time.Scheduler;
 import narwhal.engine.http.EventLoopScheduler;
 import narwhal.openai.Json;
@@ -61,6 +64,7 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
 
   private final HttpFrontEndOptions options;
   private final CompletionService service;
+  private final @Nullable PrometheusExposition metrics;
   private final long startedEpochSeconds;
   private final ArrayDeque<Object> backlog = new ArrayDeque<>();
   /** An estimate of the memory the backlog holds: content bytes plus a flat cost per head. */
@@ -75,12 +79,20 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
   private @Nullable RequestBodyBuffer body;
   private @Nullable String clientRequestId;
   private long arrivalNanos;
+  /** The admission of the request whose body is being read; null once submitted or ended. */
+  private @Nullable AdmissionTicket ticket;
   private @Nullable CompletionExchange exchange;
 
   HttpConnectionHandler(
       HttpFrontEndOptions options, CompletionService service, long startedEpochSeconds) {
+    this(options, service, null, startedEpochSeconds);
+  }
+
+  HttpConnectionHandler(HttpFrontEndOptions options, CompletionService service,
+      @Nullable PrometheusExposition metrics, long startedEpochSeconds) {
     this.options = options;
     this.service = service;
+    this.metrics = metrics;
     this.startedEpochSeconds = startedEpochSeconds;
   }
 
@@ -121,6 +133,11 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
   public void channelInactive(ChannelHandlerContext ctx) {
     state = State.CLOSING;
     body = null;
+    if (ticket != null) {
+      // Gone before its body was complete: the core frees the seat and journals it cancelled.
+      ticket.abandon();
+      ticket = null;
+    }
     if (exchange != null) {
       exchange.clientGone();
       exchange = null;
@@ -214,16 +231,25 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
     arrivalNanos = loop.nanoTime();
     this.route = route;
     clientRequestId = request.headers().get(Responses.REQUEST_ID_HEADER);
+    // Admission is decided on the headers alone: an overloaded or draining router answers before
+    // reading (or buffering) a byte of the body, which is then skipped.
+    AdmissionTicket admitted = service.admit(loop, arrivalNanos, clientRequestId);
+    RouterError refusal = admitted.refusal();
+    if (refusal != null) {
+      reply(Responses.error(refusal, admitted.requestId()));
+      return;
+    }
+    ticket = admitted;
     long contentLength;
     try {
       contentLength = HttpUtil.getContentLength(request, -1L);
     } catch (NumberFormatException e) {
-      rejectAndClose(Responses.error(Responses.malformedHttp("bad Content-Length"), null));
+      refuseBodyAndClose(Responses.malformedHttp("bad Content-Length"));
       return;
     }
     if (contentLength > options.maxRequestBytes()) {
       // Refused before reading a byte of it; the connection closes since the body may follow.
-      rejectAndClose(Responses.error(Responses.requestTooLarge(options.maxRequestBytes()), null));
+      refuseBodyAndClose(Responses.requestTooLarge(options.maxRequestBytes()));
       return;
     }
     if (HttpUtil.is100ContinueExpected(request)) {
@@ -237,12 +263,14 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
 
   private void onContent(HttpContent content) {
     if (state == State.READING_BODY) {
-      if (failed(content.decoderResult())) {
+      if (content.decoderResult().isFailure()) {
+        Throwable cause = content.decoderResult().cause();
+        refuseBodyAndClose(Responses.malformedHttp(cause == null ? "undecodable" : String.valueOf(cause.getMessage())));
         return;
       }
       if (!body().append(content.content())) {
         body = null;
-        rejectAndClose(Responses.error(Responses.requestTooLarge(options.maxRequestBytes()), null));
+        refuseBodyAndClose(Responses.requestTooLarge(options.maxRequestBytes()));
         return;
       }
       if (content instanceof LastHttpContent) {
@@ -258,29 +286,27 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
     byte[] bytes = body().toByteArray();
     body = null;
     Route route = this.route;
+    AdmissionTicket admitted = ticket();
+    ticket = null;
     CompletionRequest request;
     try {
-      request = OpenAiRequestCodec.parse(bytes, route, clientRequestId);
+      // Accepted requests run on the served model, whatever (if anything) the client named.
+      request = ServedModel.pin(OpenAiRequestCodec.parse(bytes, route, clientRequestId), service.model());
     } catch (InvalidRequestException e) {
-      replyAndFinish(Responses.error(e.error(), null));
+      admitted.invalid(e.error());
+      replyAndFinish(Responses.error(e.error(), admitted.requestId()));
       return;
     }
-    String served = service.model();
-    if (!request.getModel().isEmpty() && !request.getModel().equals(served)) {
-      replyAndFinish(Responses.error(Responses.modelNotFound(request.getModel(), served), null));
-      return;
-    }
-    // Accepted requests run on the served model, whatever (if anything) the client named.
-    request = request.toBuilder().setModel(served).removeExtraFields("model").build();
     CompletionExchange started =
         request.getStream()
             ? new StreamingExchange(ctx(), route, keepAlive, wantsTokenIds(request), this)
             : new AssembledExchange(ctx(), route, keepAlive, options.maxResponseBytes(), this);
     exchange = started;
     try {
-      started.submit(service, request, scheduler(), arrivalNanos);
+      started.submit(service, admitted, request);
     } catch (RuntimeException e) {
       log.error("CompletionService.submit failed", e);
+      admitted.abandon(); // frees the seat unless the core already took the ticket over
       started.abandon();
       exchange = null;
       rejectAndClose(Responses.internalError());
@@ -305,6 +331,8 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
         return Responses.json(HttpResponseStatus.OK, body);
       case HEALTH:
         return Responses.json(HttpResponseStatus.OK, body.put("status", "ok"));
+      case METRICS:
+        return metricsResponse();
       case READY:
         return service.ready()
             ? Responses.json(HttpResponseStatus.OK, body.put("status", "ready"))
@@ -313,6 +341,24 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
       default:
         throw new IllegalArgumentException("not informational: " + endpoint);
     }
+  }
+
+  private FullHttpResponse metricsResponse() {
+    if (metrics == null) {
+      return Responses.error(Responses.notFound("GET", Endpoint.METRICS.path), null);
+    }
+    FullHttpResponse response = Responses.json(HttpResponseStatus.OK, metrics.scrape());
+    response.headers().set(HttpHeaderNames.CONTENT_TYPE, PrometheusExposition.CONTENT_TYPE);
+    return response;
+  }
+
+  /** The body is refused (400, 413): the core journals it as invalid; answer and close. */
+  private void refuseBodyAndClose(RouterError error) {
+    AdmissionTicket admitted = ticket();
+    ticket = null;
+    body = null;
+    admitted.invalid(error);
+    rejectAndClose(Responses.error(error, admitted.requestId()));
   }
 
   /** A malformed request line, header block or chunk: answer 400 and close. */
@@ -382,6 +428,14 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
       throw new IllegalStateException("handler not added to a pipeline");
     }
     return c;
+  }
+
+  private AdmissionTicket ticket() {
+    AdmissionTicket t = ticket;
+    if (t == null) {
+      throw new IllegalStateException("no admitted request in progress");
+    }
+    return t;
   }
 
   private RequestBodyBuffer body() {

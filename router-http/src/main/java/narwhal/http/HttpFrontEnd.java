@@ -17,12 +17,15 @@ import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.util.Objects;
 import narwhal.core.api.CompletionService;
+import narwhal.core.metrics.RouterMetrics;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The OpenAI-compatible HTTP/1.1 front-end over a {@link CompletionService}.
  *
  * <p>Routes: {@code POST /v1/completions} and {@code POST /v1/chat/completions} (JSON, or SSE
- * with {@code "stream": true}), {@code GET /v1/models}, {@code GET /health}, {@code GET /ready}.
+ * with {@code "stream": true}), {@code GET /v1/models}, {@code GET /health}, {@code GET /ready},
+ * and {@code GET /metrics} when started with metrics.
  * Errors use the OpenAI envelope {@code {"error":{"message","type","param","code"}}}. A streaming
  * response is committed (status 200) only when the core reports the first token, so every
  * failure before that is a plain HTTP error with its own status; see docs/http-api.md.
@@ -63,6 +66,20 @@ public final class HttpFrontEnd implements AutoCloseable {
 
   /**
    * As {@link #start(HttpFrontEndOptions, CompletionService, EventLoopGroup, EventLoopGroup)},
+   * also serving {@code metrics} at {@code GET /metrics} in the Prometheus text format.
+   */
+  public static HttpFrontEnd start(
+      HttpFrontEndOptions options,
+      CompletionService service,
+      @Nullable RouterMetrics metrics,
+      EventLoopGroup bossGroup,
+      EventLoopGroup workerGroup) {
+    return start(options, service, bossGroup, workerGroup, NioServerSocketChannel.class, Clock.systemUTC(),
+        metrics);
+  }
+
+  /**
+   * As {@link #start(HttpFrontEndOptions, CompletionService, EventLoopGroup, EventLoopGroup)},
    * for groups of another transport (epoll, io_uring), whose server channel type is given.
    */
   public static HttpFrontEnd start(
@@ -81,7 +98,19 @@ public final class HttpFrontEnd implements AutoCloseable {
       EventLoopGroup workerGroup,
       Class<? extends ServerChannel> serverChannelType,
       Clock clock) {
+    return start(options, service, bossGroup, workerGroup, serverChannelType, clock, null);
+  }
+
+  static HttpFrontEnd start(
+      HttpFrontEndOptions options,
+      CompletionService service,
+      EventLoopGroup bossGroup,
+      EventLoopGroup workerGroup,
+      Class<? extends ServerChannel> serverChannelType,
+      Clock clock,
+      @Nullable RouterMetrics metrics) {
     Objects.requireNonNull(options, "options");
+    PrometheusExposition exposition = metrics == null ? null : new PrometheusExposition(metrics);
     Objects.requireNonNull(service, "service");
     long startedEpochSeconds = clock.instant().getEpochSecond();
     ChannelGroup connections =
@@ -101,7 +130,8 @@ public final class HttpFrontEnd implements AutoCloseable {
                         .addLast("http", new HttpServerCodec())
                         .addLast(
                             "front-end",
-                            new HttpConnectionHandler(options, service, startedEpochSeconds));
+                            new HttpConnectionHandler(
+                                options, service, exposition, startedEpochSeconds));
                   }
                 });
     Channel serverChannel =

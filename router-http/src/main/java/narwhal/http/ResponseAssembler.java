@@ -32,8 +32,16 @@ final class ResponseAssembler {
   static final class AssemblyException extends Exception {
     private static final long serialVersionUID = 1L;
 
+    /** True when the response was over serving.max_response_bytes (journal response_limit). */
+    final boolean overLimit;
+
     AssemblyException(String message) {
+      this(message, false);
+    }
+
+    AssemblyException(String message, boolean overLimit) {
       super(message);
+      this.overLimit = overLimit;
     }
   }
 
@@ -244,6 +252,6 @@ final class ResponseAssembler {
 
   private AssemblyException overflow() {
     return new AssemblyException(
-        "response exceeds the limit of " + maxBytes + " bytes (serving.max_response_bytes)");
+        "response exceeds the limit of " + maxBytes + " bytes (serving.max_response_bytes)", true);
   }
 }

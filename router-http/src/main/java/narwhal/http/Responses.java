@@ -89,7 +89,7 @@ final class Responses {
         "invalid_request_error",
         "not_found",
         "No route for " + method + " " + path + "; this router serves POST /v1/completions, "
-            + "POST /v1/chat/completions, GET /v1/models, GET /health and GET /ready.");
+            + "POST /v1/chat/completions, GET /v1/models, GET /health, GET /ready and GET /metrics.");
   }
 
   static RouterError methodNotAllowed(String method, String path, String allowed) {

@@ -1,17 +1,22 @@
 package narwhal.http;
 
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import narwhal.core.api.AdmissionTicket;
 import narwhal.core.api.ClientSink;
 import narwhal.core.api.CompletionService;
 import narwhal.core.api.RequestHandle;
 import narwhal.core.api.ResponseStart;
+import narwhal.core.api.RouterError;
 import narwhal.core.time.Scheduler;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.StreamEvent;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link CompletionService} whose outcome is a test-supplied script: the script receives the
@@ -24,9 +29,12 @@ final class ScriptedCompletionService implements CompletionService {
   static final long CREATED = 1_700_000_000L;
 
   private final AtomicInteger ids = new AtomicInteger();
+  private final AtomicInteger ticketIds = new AtomicInteger();
   private final BlockingQueue<Call> calls = new LinkedBlockingQueue<>();
   private volatile Consumer<Call> script = call -> {};
   private volatile boolean ready = true;
+  private volatile @Nullable RouterError refusal;
+  final BlockingQueue<Ticket> tickets = new LinkedBlockingQueue<>();
 
   void script(Consumer<Call> script) {
     this.script = script;
@@ -34,6 +42,21 @@ final class ScriptedCompletionService implements CompletionService {
 
   void ready(boolean ready) {
     this.ready = ready;
+  }
+
+  /** Admission refuses every request with {@code error} (null: admits everything). */
+  void refuseAdmission(@Nullable RouterError error) {
+    this.refusal = error;
+  }
+
+  @Override
+  public AdmissionTicket admit(Scheduler loop, long arrivalNanos, @Nullable String clientRequestId) {
+    if (!loop.inLoop()) {
+      throw new AssertionError("admit called off the request's loop");
+    }
+    Ticket ticket = new Ticket("ticket-" + ticketIds.incrementAndGet(), loop, arrivalNanos, refusal);
+    tickets.add(ticket);
+    return ticket;
   }
 
   /** The next submitted call, waiting up to 10 s. */
@@ -122,6 +145,52 @@ final class ScriptedCompletionService implements CompletionService {
       }
       steps[steps.length - 1] = sink::onComplete;
       sequence(1, steps);
+    }
+  }
+
+  /** An admission ticket that records how the front-end ended it. */
+  static final class Ticket implements AdmissionTicket {
+    private final String id;
+    private final Scheduler loop;
+    private final long arrivalNanos;
+    private final @Nullable RouterError refusal;
+    final List<String> endings = new CopyOnWriteArrayList<>();
+
+    Ticket(String id, Scheduler loop, long arrivalNanos, @Nullable RouterError refusal) {
+      this.id = id;
+      this.loop = loop;
+      this.arrivalNanos = arrivalNanos;
+      this.refusal = refusal;
+    }
+
+    @Override
+    public String requestId() {
+      return id;
+    }
+
+    @Override
+    public Scheduler loop() {
+      return loop;
+    }
+
+    @Override
+    public long arrivalNanos() {
+      return arrivalNanos;
+    }
+
+    @Override
+    public @Nullable RouterError refusal() {
+      return refusal;
+    }
+
+    @Override
+    public void invalid(RouterError error) {
+      endings.add("invalid:" + error.status());
+    }
+
+    @Override
+    public void abandon() {
+      endings.add("abandon");
     }
   }
 

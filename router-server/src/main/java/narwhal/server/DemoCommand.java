@@ -20,17 +20,25 @@ final class DemoCommand {
   private DemoCommand() {}
 
   static int run(String[] args, PrintStream out) {
-    Flags flags = Flags.parse(args, Set.of("port", "host", "journal"), false);
+    Flags flags = Flags.parse(args, Set.of("port", "host", "journal", "grpc-port"), false);
     String host = flags.get("host", "127.0.0.1");
     int port = flags.getInt("port", 8000);
     EventLoopGroup simGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     // Visible pacing: a token every 20 ms, so streaming can be watched in a terminal.
     SimOptions options = SimOptions.builder().model(DemoFleet.MODEL).interTokenMillis(20).build();
     DemoFleet fleet = DemoFleet.start(2, 2, options, simGroup);
+    // The demo fleet is healthy by construction; preflight here is a startup check of the whole
+    // path (engines, model, generation, every KV pair) that costs well under a second.
+    PreflightReport preflight = Preflight.run(fleet.config(), simGroup);
+    if (preflight.passed()) {
+      out.println("narwhal demo: " + preflight.summary());
+    } else {
+      preflight.print(out);
+    }
     String journal = flags.get("journal");
     RouterServer server;
     try {
-      server = RouterServer.start(fleet.config(), host, port, journal == null ? null : Path.of(journal));
+      server = RouterServer.start(fleet.config(), host, port, flags.grpcPort(), journal == null ? null : Path.of(journal));
     } catch (RuntimeException e) {
       fleet.close();
       simGroup.shutdownGracefully();
@@ -39,16 +47,25 @@ final class DemoCommand {
     String base = "http://" + host + ":" + server.port();
     warmUp(base);
     out.println("narwhal demo: router on " + base + " over 2 prefill + 2 decode simulated engines");
+    if (server.grpcPort() > 0) {
+      out.println("narwhal demo: gRPC (narwhal.v1.Router, health, reflection) on " + host + ":" + server.grpcPort());
+    }
     fleet.engines().forEach(e -> out.println("  engine " + e.engineId() + " at " + e.baseUrl()));
     out.println();
     out.println("Try:");
     out.println("  curl -N " + base + "/v1/completions -H 'Content-Type: application/json' \\");
     out.println("    -d '{\"model\": \"" + DemoFleet.MODEL
         + "\", \"prompt\": \"Tell me about narwhals\", \"max_tokens\": 24, \"stream\": true}'");
+    if (server.grpcPort() > 0) {
+      out.println("  grpcurl -plaintext -d '{\"route\": \"ROUTE_COMPLETIONS\", \"prompt\": {\"text\": "
+          + "\"Tell me about narwhals\"}, \"max_tokens\": 24}' " + host + ":" + server.grpcPort()
+          + " narwhal.v1.Router/StreamCompletion");
+    }
     out.println();
     out.println("Ctrl-C stops it.");
     out.flush();
-    Narwhal.awaitShutdown(server, fleet, simGroup::shutdownGracefully);
+    // On SIGTERM: stop admitting, let in-flight streams finish (serving.graceful_timeout_s), close.
+    Narwhal.awaitShutdown(server.gracefulTimeout(), server::shutdownGracefully, fleet, simGroup::shutdownGracefully);
     return 0;
   }
 

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /** {@code --name value} / {@code --name=value} command-line flags, checked against a known set. */
 final class Flags {
@@ -71,6 +72,21 @@ final class Flags {
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("flag --" + name + " must be an integer, got '" + v + "'");
     }
+  }
+
+  /** The default of {@code --grpc-port}: gRPC's customary port. */
+  static final int DEFAULT_GRPC_PORT = 50051;
+
+  /**
+   * {@code --grpc-port N}: the port to serve gRPC on ({@value #DEFAULT_GRPC_PORT} by default), or
+   * null when it is 0, which disables gRPC.
+   */
+  @Nullable Integer grpcPort() {
+    int port = getInt("grpc-port", DEFAULT_GRPC_PORT);
+    if (port < 0 || port > 65535) {
+      throw new IllegalArgumentException("flag --grpc-port must be a port (0 disables gRPC), got " + port);
+    }
+    return port == 0 ? null : port;
   }
 
   String[] passThrough() {

@@ -1,21 +1,34 @@
 package narwhal.server;
 
 import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import narwhal.config.FleetConfig;
+import narwhal.core.checks.EngineChecks;
 import narwhal.core.fleet.Fleet;
+import narwhal.core.health.HealthMonitor;
+import narwhal.core.health.JournalHealthEvents;
 import narwhal.core.journal.Journal;
 import narwhal.core.journal.JsonlJournal;
+import narwhal.core.metrics.Telemetry;
 import narwhal.core.request.DisaggregatedRouter;
+import narwhal.engine.http.EventLoopScheduler;
 import narwhal.engine.http.NettyEngineTransport;
 import narwhal.engines.client.EngineClient;
 import narwhal.engines.spi.EngineDialects;
+import narwhal.grpc.GrpcFrontEnd;
+import narwhal.grpc.GrpcFrontEndOptions;
 import narwhal.http.HttpFrontEnd;
 import narwhal.http.HttpFrontEndOptions;
 import org.jspecify.annotations.Nullable;
@@ -35,12 +48,20 @@ public final class RouterServer implements AutoCloseable {
   private final EventLoopGroup workers;
   private final boolean ownsGroups;
   private final NettyEngineTransport transport;
+  private final HealthMonitor health;
   private final Journal journal;
   private final DisaggregatedRouter router;
   private final HttpFrontEnd http;
+  private final Duration gracefulTimeout;
+  private final AtomicBoolean closed = new AtomicBoolean();
+  /** Set once, right after start; null when the router serves HTTP only. */
+  private volatile @Nullable GrpcFrontEnd grpc;
 
   private RouterServer(EventLoopGroup boss, EventLoopGroup workers, boolean ownsGroups, NettyEngineTransport transport,
-      Journal journal, DisaggregatedRouter router, HttpFrontEnd http) {
+      HealthMonitor health, Journal journal, DisaggregatedRouter router, HttpFrontEnd http,
+      Duration gracefulTimeout) {
+    this.gracefulTimeout = gracefulTimeout;
+    this.health = health;
     this.boss = boss;
     this.workers = workers;
     this.ownsGroups = ownsGroups;
@@ -63,6 +84,41 @@ public final class RouterServer implements AutoCloseable {
     }
   }
 
+  /**
+   * Starts a router with its own event loops, serving the gRPC API ({@code narwhal.v1.Router},
+   * health, reflection) beside HTTP on the same loops and over the same core.
+   *
+   * @param grpcPort the gRPC port (0 picks an ephemeral one), or null to serve HTTP only
+   */
+  public static RouterServer start(FleetConfig config, String host, int port, @Nullable Integer grpcPort,
+      @Nullable Path journalPath) {
+    return withGrpc(start(config, host, port, journalPath), config, host, grpcPort);
+  }
+
+  /** As {@link #start(FleetConfig, String, int, Integer, Path)}, on event loops the caller owns. */
+  public static RouterServer start(FleetConfig config, String host, int port, @Nullable Integer grpcPort,
+      @Nullable Path journalPath, EventLoopGroup boss, EventLoopGroup workers) {
+    return withGrpc(start(config, host, port, journalPath, boss, workers), config, host, grpcPort);
+  }
+
+  private static RouterServer withGrpc(RouterServer server, FleetConfig config, String host,
+      @Nullable Integer grpcPort) {
+    if (grpcPort == null) {
+      return server;
+    }
+    try {
+      GrpcFrontEnd started = GrpcFrontEnd.start(new GrpcFrontEndOptions(host, grpcPort,
+          config.serving().maxRequestBytes(), config.serving().maxResponseBytes()), server.router,
+          server.boss, server.workers);
+      server.grpc = started;
+      log.info("narwhal serving gRPC (narwhal.v1.Router) on {}:{}", host, started.port());
+      return server;
+    } catch (RuntimeException e) {
+      server.close();
+      throw e;
+    }
+  }
+
   /** Starts a router on event loops the caller owns (tests, the demo). */
   public static RouterServer start(FleetConfig config, String host, int port, @Nullable Path journalPath,
       EventLoopGroup boss, EventLoopGroup workers) {
@@ -73,26 +129,38 @@ public final class RouterServer implements AutoCloseable {
       EventLoopGroup boss, EventLoopGroup workers, boolean ownsGroups) {
     EngineDialects dialects = EngineDialects.discover();
     NettyEngineTransport transport = new NettyEngineTransport(workers);
-    Journal journal = journalPath == null ? Journal.none() : new JsonlJournal(journalPath, journalMeta(config));
-    DisaggregatedRouter router = new DisaggregatedRouter(config, new Fleet(config.engines()),
-        new EngineClient(transport, dialects), journal, Clock.systemUTC(), new SplittableRandom());
+    // One run id on the journal's meta row and on every request row; one registry for /metrics.
+    Telemetry telemetry = Telemetry.create();
+    Journal journal = journalPath == null ? Journal.none()
+        : new JsonlJournal(journalPath, journalMeta(config, telemetry.runId()));
+    Fleet fleet = new Fleet(config.engines());
+    EngineClient engines = new EngineClient(transport, dialects);
+    // The breaker's ticks and probes run on one event loop of the shared group.
+    HealthMonitor health = new HealthMonitor(config, fleet, new EngineChecks(config, transport, dialects, engines),
+        EventLoopScheduler.of(workers.next()), new JournalHealthEvents(journal, Clock.systemUTC()));
+    DisaggregatedRouter router = new DisaggregatedRouter(
+        config, fleet, engines, journal, Clock.systemUTC(), new SplittableRandom(), health, telemetry);
     HttpFrontEndOptions options = new HttpFrontEndOptions(
         host, port, config.serving().maxRequestBytes(), config.serving().maxResponseBytes());
     HttpFrontEnd http;
     try {
-      http = HttpFrontEnd.start(options, router, boss, workers);
+      http = HttpFrontEnd.start(options, router, router.metrics(), boss, workers);
     } catch (RuntimeException e) {
+      health.close();
       journal.close();
       transport.close();
       throw e;
     }
     log.info("narwhal serving model '{}' on http://{}:{} with {} engines", config.model(), host, http.port(),
         config.engines().size());
-    return new RouterServer(boss, workers, ownsGroups, transport, journal, router, http);
+    health.start();
+    return new RouterServer(boss, workers, ownsGroups, transport, health, journal, router, http,
+        Duration.ofMillis(Math.round(config.serving().gracefulTimeoutS() * 1000)));
   }
 
-  private static Map<String, Object> journalMeta(FleetConfig config) {
+  private static Map<String, Object> journalMeta(FleetConfig config, String runId) {
     Map<String, Object> meta = new LinkedHashMap<>();
+    meta.put("run", runId);
     meta.put("package", "narwhal-jvm");
     meta.put("version", RouterServer.class.getPackage().getImplementationVersion());
     meta.put("model", config.model());
@@ -104,6 +172,12 @@ public final class RouterServer implements AutoCloseable {
     return http.port();
   }
 
+  /** The bound gRPC port, or -1 when gRPC is not served. */
+  public int grpcPort() {
+    GrpcFrontEnd g = grpc;
+    return g == null ? -1 : g.port();
+  }
+
   public DisaggregatedRouter router() {
     return router;
   }
@@ -113,9 +187,82 @@ public final class RouterServer implements AutoCloseable {
     return transport.openConnections();
   }
 
+  /** {@code serving.graceful_timeout_s}: how long {@link #shutdownGracefully()} waits. */
+  public Duration gracefulTimeout() {
+    return gracefulTimeout;
+  }
+
+  /** {@link #shutdownGracefully(Duration)} with {@code serving.graceful_timeout_s}. */
+  public boolean shutdownGracefully() {
+    return shutdownGracefully(gracefulTimeout);
+  }
+
+  /**
+   * Stops admitting (new requests on either front-end get 503 with {@code Retry-After}, {@code
+   * /ready} turns 503), waits up to {@code timeout} for the requests in flight or queued to end,
+   * then closes everything; requests still running then are cancelled as client disconnects.
+   * Blocks the calling thread: call it from a shutdown hook or a test, never from an event loop.
+   *
+   * @return true when every request ended within {@code timeout}
+   */
+  public boolean shutdownGracefully(Duration timeout) {
+    router.drain();
+    int inFlight = router.admission().inFlight() + router.admission().queued();
+    if (inFlight > 0) {
+      log.info("narwhal draining: waiting up to {} ms for {} requests in flight", timeout.toMillis(), inFlight);
+    }
+    boolean drained;
+    try {
+      router.whenIdle().get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+      drained = true;
+    } catch (TimeoutException e) {
+      drained = false;
+      log.warn("narwhal draining: {} requests still in flight after {} ms; closing them",
+          router.admission().inFlight() + router.admission().queued(), timeout.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      drained = false;
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("draining failed", e.getCause());
+    }
+    close();
+    return drained;
+  }
+
+  /**
+   * Closing the client connections cancels the requests still on them, on their event loops;
+   * their journal rows must be written before the journal closes, so wait (briefly) for them.
+   */
+  private void awaitCancellations() {
+    router.drain();
+    try {
+      router.whenIdle().get(2, TimeUnit.SECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      log.warn("{} requests still open after closing their connections",
+          router.admission().inFlight() + router.admission().queued());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    // A request frees its seat inside its final step, just before it writes its journal row; a
+    // no-op task behind it on every loop returns only once that step has finished.
+    for (EventExecutor loop : workers) {
+      loop.submit(() -> { }).awaitUninterruptibly(1, TimeUnit.SECONDS);
+    }
+  }
+
   @Override
   public void close() {
+    // Idempotent: a shutdown hook, a graceful shutdown and a test fixture may all close it.
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    GrpcFrontEnd g = grpc;
+    if (g != null) {
+      g.close();
+    }
     http.close();
+    awaitCancellations();
+    health.close();
     transport.close();
     journal.close();
     if (ownsGroups) {

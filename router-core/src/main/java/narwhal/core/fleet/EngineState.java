@@ -3,10 +3,12 @@ package narwhal.core.fleet;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import narwhal.config.EngineSpec;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The router's live view of one engine: its resident work per phase and whether it is
- * temporarily quarantined. Shared by requests on every event loop, hence atomics.
+ * The router's live view of one engine: its resident work per phase, its breaker condition and
+ * failure streaks, and whether it is temporarily quarantined. Shared by requests on every event
+ * loop, hence atomics and a volatile condition; only the health monitor changes the condition.
  */
 public final class EngineState {
 
@@ -14,6 +16,9 @@ public final class EngineState {
   private final AtomicInteger residentPrefill = new AtomicInteger();
   private final AtomicInteger residentDecode = new AtomicInteger();
   private final AtomicLong quarantinedUntilNanos = new AtomicLong(Long.MIN_VALUE);
+  private final FailureStreaks streaks = new FailureStreaks();
+  private volatile EngineCondition condition = EngineCondition.ACTIVE;
+  private volatile @Nullable String conditionCause;
 
   EngineState(EngineSpec spec) {
     this.spec = spec;
@@ -40,6 +45,30 @@ public final class EngineState {
     return residentPrefill.get() + residentDecode.get();
   }
 
+  public FailureStreaks streaks() {
+    return streaks;
+  }
+
+  public EngineCondition condition() {
+    return condition;
+  }
+
+  /** Why the breaker took this engine out of placement (e.g. {@code stream}), or null while active. */
+  public @Nullable String conditionCause() {
+    return conditionCause;
+  }
+
+  /** Set by the health monitor only: it owns every breaker decision. */
+  public void setCondition(EngineCondition condition, @Nullable String cause) {
+    this.conditionCause = cause;
+    this.condition = condition;
+  }
+
+  /** True when the breaker lets placement use this engine. */
+  public boolean inPlacement() {
+    return condition == EngineCondition.ACTIVE;
+  }
+
   public boolean isQuarantined(long nowNanos) {
     return nowNanos < quarantinedUntilNanos.get();
   }
@@ -60,6 +89,6 @@ public final class EngineState {
 
   @Override
   public String toString() {
-    return spec.iid() + "{" + spec.role() + ", prefill=" + residentPrefill + ", decode=" + residentDecode + "}";
+    return spec.iid() + "{" + spec.role() + ", " + condition.wireName() + ", prefill=" + residentPrefill + ", decode=" + residentDecode + "}";
   }
 }

@@ -16,8 +16,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Placement: among the engines able to run a phase, not excluded for this request, pick the one
  * with the least resident work (ties go to the lowest iid). Decode avoids the producer unless no
- * other decode engine fits. Quarantined engines are skipped while another engine covers the role.
- * Thread-safe: counts are atomics and the engine list never changes after construction.
+ * other decode engine fits. Engines the breaker holds or ejects are skipped; quarantined engines are
+ * skipped while another engine covers the role. Thread-safe: counts are atomics and the engine list
+ * never changes after construction.
  */
 public final class Fleet {
 
@@ -42,25 +43,47 @@ public final class Fleet {
 
   /** The prefill engine for a new attempt, or null when every capable engine is excluded. */
   public @Nullable EngineState pickPrefill(Set<String> excluded, long nowNanos) {
-    return pick(e -> e.spec().role().canPrefill() && !excluded.contains(e.iid()), nowNanos);
+    return pick(e -> e.spec().role().canPrefill() && e.inPlacement() && !excluded.contains(e.iid()), nowNanos);
   }
 
   /** The decode engine for {@code producerIid}'s handoff, or null when none is left. */
   public @Nullable EngineState pickDecode(String producerIid, Set<String> excluded, long nowNanos) {
-    Predicate<EngineState> capable = e -> e.spec().role().canDecode() && !excluded.contains(e.iid());
+    Predicate<EngineState> capable =
+        e -> e.spec().role().canDecode() && e.inPlacement() && !excluded.contains(e.iid());
     EngineState other = pick(capable.and(e -> !e.iid().equals(producerIid)), nowNanos);
     return other != null ? other : pick(capable, nowNanos);
   }
 
-  /** True when some engine can prefill and some engine can decode. */
+  /** True when some engine in placement can prefill and some engine in placement can decode. */
   public boolean coversBothPhases() {
-    boolean prefill = false;
-    boolean decode = false;
+    return schedulable(true) > 0 && schedulable(false) > 0;
+  }
+
+  /** Engines in placement able to run prefill ({@code prefill} true) or decode. */
+  public int schedulable(boolean prefill) {
+    int n = 0;
     for (EngineState e : engines.values()) {
-      prefill |= e.spec().role().canPrefill();
-      decode |= e.spec().role().canDecode();
+      if (e.inPlacement() && (prefill ? e.spec().role().canPrefill() : e.spec().role().canDecode())) {
+        n++;
+      }
     }
-    return prefill && decode;
+    return n;
+  }
+
+  /**
+   * True when every phase {@code engine} can run is also covered by some other engine in
+   * placement: the breaker may take {@code engine} out without leaving a role empty.
+   */
+  public boolean othersCover(EngineState engine) {
+    boolean prefillCovered = !engine.spec().role().canPrefill();
+    boolean decodeCovered = !engine.spec().role().canDecode();
+    for (EngineState e : engines.values()) {
+      if (e != engine && e.inPlacement()) {
+        prefillCovered |= e.spec().role().canPrefill();
+        decodeCovered |= e.spec().role().canDecode();
+      }
+    }
+    return prefillCovered && decodeCovered;
   }
 
   public int totalResidentPrefill() {

@@ -2,18 +2,30 @@ package narwhal.core.request;
 
 import java.time.Clock;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.random.RandomGenerator;
 import narwhal.config.FleetConfig;
+import narwhal.core.admission.Admission;
+import narwhal.core.admission.AdmissionLimits;
+import narwhal.core.admission.Seat;
+import narwhal.core.api.AdmissionTicket;
 import narwhal.core.api.ClientSink;
 import narwhal.core.api.CompletionService;
 import narwhal.core.api.RequestHandle;
+import narwhal.core.api.RouterError;
 import narwhal.core.fleet.Fleet;
+import narwhal.core.health.EngineHealthTracker;
 import narwhal.core.journal.Journal;
+import narwhal.core.metrics.RouterMetrics;
+import narwhal.core.metrics.Telemetry;
+import narwhal.core.outcome.RequestOutcome;
+import narwhal.core.outcome.Terminal;
 import narwhal.core.retry.Backoff;
 import narwhal.core.retry.RetryBudget;
 import narwhal.core.time.Scheduler;
 import narwhal.engines.client.EngineClient;
 import narwhal.proto.v1.CompletionRequest;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The router: splits each request into a prefill leg and a decode leg across the fleet. Each
@@ -27,24 +39,111 @@ public final class DisaggregatedRouter implements CompletionService {
   public DisaggregatedRouter(
       FleetConfig config, Fleet fleet, EngineClient engines, Journal journal, Clock wallClock,
       RandomGenerator random) {
+    this(config, fleet, engines, journal, wallClock, random, EngineHealthTracker.NONE);
+  }
+
+  /** A router whose requests report every leg's outcome to {@code health} (the engine breaker). */
+  public DisaggregatedRouter(
+      FleetConfig config, Fleet fleet, EngineClient engines, Journal journal, Clock wallClock,
+      RandomGenerator random, EngineHealthTracker health) {
+    this(config, fleet, engines, journal, wallClock, random, health, Telemetry.create());
+  }
+
+  /**
+   * A router whose journal rows carry {@code telemetry}'s run id and whose metrics live in its
+   * registry (so the caller can export them and write the same run id in the journal's meta row).
+   */
+  public DisaggregatedRouter(
+      FleetConfig config, Fleet fleet, EngineClient engines, Journal journal, Clock wallClock,
+      RandomGenerator random, EngineHealthTracker health, Telemetry telemetry) {
     RequestSettings settings = RequestSettings.from(config);
+    RetryBudget retryBudget = new RetryBudget(config.serving().retryBudget(), config.serving().retryReplenish());
+    Admission admission = new Admission(AdmissionLimits.from(config.serving()));
+    RouterMetrics metrics = new RouterMetrics(telemetry.registry(), config.slo());
+    metrics.watchAdmission(admission);
+    metrics.watchRetryBudget(retryBudget);
+    metrics.watchFleet(fleet);
     this.rt = new RouterRuntime(
         settings,
         fleet,
         engines,
         journal,
-        new RetryBudget(config.serving().retryBudget(), config.serving().retryReplenish()),
+        retryBudget,
         new Backoff(settings.retryBaseNanos(), settings.retryCapNanos(), random),
-        wallClock);
+        wallClock,
+        health,
+        admission,
+        new OutcomeRecorder(telemetry.runId(), journal, metrics));
+  }
+
+  /**
+   * Counts the arrival and takes an admission seat. A refusal (in-flight limit, draining) is
+   * recorded here, so every front-end produces the same journal row and metrics for it.
+   */
+  @Override
+  public AdmissionTicket admit(Scheduler loop, long arrivalNanos, @Nullable String clientRequestId) {
+    rt.outcomes().metrics().offered();
+    // Queue time counts against the request's own deadline: it may wait at most what is left.
+    long remaining = arrivalNanos + rt.settings().requestTimeoutNanos() - loop.nanoTime();
+    Seat seat = rt.admission().acquire(loop, Math.max(0, remaining));
+    RequestTicket ticket = new RequestTicket(rt, newRequestId(), clientRequestId, loop, arrivalNanos, seat);
+    if (seat.refusal() != null) {
+      ticket.recordRefusal();
+    }
+    return ticket;
+  }
+
+  @Override
+  public RequestHandle submit(AdmissionTicket ticket, CompletionRequest request, ClientSink sink) {
+    return start(ticket, request, sink, null);
+  }
+
+  @Override
+  public void rejectInvalid(Scheduler loop, long arrivalNanos, @Nullable String clientRequestId, RouterError error) {
+    rt.outcomes().metrics().offered();
+    long now = loop.nanoTime();
+    rt.outcomes().record(RequestOutcome.builder(newRequestId(), Terminal.INVALID)
+        .clientRid(clientRequestId)
+        .arrived(rt.arrivalEpochSeconds(arrivalNanos, now))
+        .timing(null, null, now - arrivalNanos, 0)
+        .error(error)
+        .build());
   }
 
   @Override
   public RequestHandle submit(CompletionRequest request, ClientSink sink, Scheduler loop, long arrivalNanos) {
-    String rid = UUID.randomUUID().toString().replace("-", "");
-    RequestLifecycle lifecycle = new RequestLifecycle(rt, request, sink, loop, arrivalNanos, rid);
-    // Always a separate task: the front-end holds the handle before any sink callback can arrive.
-    loop.execute(lifecycle::start);
+    return start(admit(loop, arrivalNanos, request.getClientRequestId()), request, sink, null);
+  }
+
+  @Override
+  public RequestHandle submit(
+      CompletionRequest request, ClientSink sink, Scheduler loop, long arrivalNanos, long deadlineNanos) {
+    return start(admit(loop, arrivalNanos, request.getClientRequestId()), request, sink, deadlineNanos);
+  }
+
+  private RequestHandle start(AdmissionTicket admitted, CompletionRequest request, ClientSink sink,
+      @Nullable Long clientDeadlineNanos) {
+    if (!(admitted instanceof RequestTicket ticket)) {
+      throw new IllegalArgumentException("the ticket was not issued by this router's admit()");
+    }
+    RouterError refusal = ticket.refusal();
+    if (refusal != null) {
+      // Already recorded by admit(); a front-end that admits inside submit gets it on the sink.
+      return new RefusedRequest(ticket, sink, refusal);
+    }
+    if (!ticket.handOver()) {
+      throw new IllegalStateException("request " + ticket.requestId() + " already ended; its ticket cannot be submitted");
+    }
+    RequestLifecycle lifecycle = new RequestLifecycle(
+        rt, request, sink, ticket.loop(), ticket.arrivalNanos(), ticket.requestId(), clientDeadlineNanos);
+    // Starts once seated: always as a separate task, so the front-end holds the handle before any
+    // sink callback can arrive.
+    lifecycle.admittedWith(ticket);
     return lifecycle;
+  }
+
+  private static String newRequestId() {
+    return UUID.randomUUID().toString().replace("-", "");
   }
 
   @Override
@@ -54,7 +153,30 @@ public final class DisaggregatedRouter implements CompletionService {
 
   @Override
   public boolean ready() {
-    return rt.fleet().coversBothPhases();
+    return !rt.admission().isDraining() && rt.fleet().coversBothPhases();
+  }
+
+  /** Stops admitting for shutdown: new requests get 503 and {@link #ready()} turns false. */
+  public void drain() {
+    rt.admission().drain();
+  }
+
+  /** Completes once draining and no request holds or waits for an admission seat. */
+  public CompletableFuture<Void> whenIdle() {
+    return rt.admission().whenIdle();
+  }
+
+  public Admission admission() {
+    return rt.admission();
+  }
+
+  public RouterMetrics metrics() {
+    return rt.outcomes().metrics();
+  }
+
+  /** The run id on every journal row. */
+  public String runId() {
+    return rt.outcomes().runId();
   }
 
   public Fleet fleet() {

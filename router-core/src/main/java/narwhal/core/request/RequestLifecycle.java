@@ -15,6 +15,8 @@ import narwhal.core.api.ResponseStart;
 import narwhal.core.api.RouterError;
 import narwhal.core.fleet.EngineState;
 import narwhal.core.fleet.Reservation;
+import narwhal.core.outcome.RequestOutcome;
+import narwhal.core.outcome.Terminal;
 import narwhal.core.time.Scheduler;
 import narwhal.core.time.Timer;
 import narwhal.engines.client.DecodeCall;
@@ -51,6 +53,8 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   private final long arrivalNanos;
   private final String requestId;
   private final long deadlineNanos;
+  /** What bounds the request, for the 504 message: "600 s (serving.request_timeout_s)". */
+  private final String deadlineLimit;
 
   private RequestState state = RequestState.ADMITTED;
   private Timer deadlineTimer = Timer.NONE;
@@ -71,16 +75,34 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   private long ttftNanos = -1;
   private long firstByteNanos = -1;
   private int tokens;
+  private final RequestTimeline timeline = new RequestTimeline();
+  /** The admission seat this request holds; released in {@link #end}. */
+  private @Nullable RequestTicket ticket;
+  private @Nullable RouterError abortError;
+  private @Nullable String abortReason;
+  private boolean recorded;
 
   RequestLifecycle(RouterRuntime rt, CompletionRequest request, ClientSink sink, Scheduler loop,
       long arrivalNanos, String requestId) {
+    this(rt, request, sink, loop, arrivalNanos, requestId, null);
+  }
+
+  /** @param clientDeadlineNanos the client's own deadline (gRPC), on {@code loop.nanoTime()}, or null */
+  RequestLifecycle(RouterRuntime rt, CompletionRequest request, ClientSink sink, Scheduler loop,
+      long arrivalNanos, String requestId, @Nullable Long clientDeadlineNanos) {
     this.rt = rt;
     this.request = request;
     this.sink = sink;
     this.loop = loop;
     this.arrivalNanos = arrivalNanos;
     this.requestId = requestId;
-    this.deadlineNanos = arrivalNanos + rt.settings().requestTimeoutNanos();
+    long configured = arrivalNanos + rt.settings().requestTimeoutNanos();
+    // Compared by difference: nanoTime values may wrap, so Math.min would pick the wrong one.
+    boolean clientFirst = clientDeadlineNanos != null && clientDeadlineNanos - configured < 0;
+    this.deadlineNanos = clientFirst ? clientDeadlineNanos : configured;
+    this.deadlineLimit = clientFirst
+        ? Durations.describe(Math.max(0, clientDeadlineNanos - arrivalNanos)) + " (the client's deadline)"
+        : Durations.describe(rt.settings().requestTimeoutNanos()) + " (serving.request_timeout_s)";
   }
 
   @Override
@@ -88,8 +110,35 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     return requestId;
   }
 
+  /**
+   * Takes over the request's admission ticket and starts once its seat is granted (a separate
+   * task even when it already is), or ends with 504 {@code queue_expired} if the wait runs out.
+   */
+  void admittedWith(RequestTicket admitted) {
+    this.ticket = admitted;
+    admitted.seat().whenSeated(this::start, this::onQueueExpired);
+  }
+
+  private void onQueueExpired() {
+    if (state != RequestState.ADMITTED) {
+      return;
+    }
+    if (deadlineNanos - loop.nanoTime() <= 0) {
+      onDeadline(); // the wait was cut short by the request's own deadline: that is what expired
+    } else {
+      end(Terminal.EXPIRED, "queue_timeout", AdmissionErrors.queueExpired(loop.nanoTime() - arrivalNanos));
+    }
+  }
+
   void start() {
+    if (state != RequestState.ADMITTED) {
+      return; // cancelled while it waited for its seat
+    }
     long remaining = deadlineNanos - loop.nanoTime();
+    if (remaining <= 0) {
+      onDeadline(); // the wait for a seat used up the deadline
+      return;
+    }
     deadlineTimer = loop.schedule(this::onDeadline, remaining, TimeUnit.NANOSECONDS);
     startAttempt();
   }
@@ -97,6 +146,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   // ---- attempt: prefill placement -> prefill leg -> handoff -> decode placement -> decode leg ----
 
   private void startAttempt() {
+    timeline.attemptStarted(loop.nanoTime());
     state = RequestState.PREFILL_PLACEMENT;
     producer = rt.fleet().pickPrefill(excluded, loop.nanoTime());
     if (producer == null) {
@@ -108,6 +158,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     state = RequestState.PREFILL;
     prefillReservation = producer.reservePrefill();
     int attempt = attempts;
+    timeline.prefillDispatched(loop.nanoTime());
     CompletableFuture<PrefillResult> call =
         rt.engines().prefill(producer.spec(), request, rt.settings().prefillLimits(), loop);
     prefillCall = call;
@@ -120,6 +171,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   }
 
   private void onPrefillDone(@Nullable PrefillResult handoff, @Nullable Throwable error) {
+    timeline.prefillDone(loop.nanoTime());
     release(prefillReservation);
     prefillCall = null;
     if (error != null) {
@@ -142,12 +194,16 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     }
     state = RequestState.DECODE;
     decodeReservation = consumer.reserveDecode();
+    timeline.decodeDispatched(now);
     DecodeCall call = rt.engines().decode(
         consumer.spec(), decodeRequest(), handoff, rt.settings().decodeLimits(), loop, this);
     // A leg can fail inside decode() (an invalid descriptor is rejected before anything is sent);
     // then the state has already moved on and the finished leg must not be kept.
     if (state == RequestState.DECODE) {
       decodeCall = call;
+      // Only now is the handoff known to be usable: a descriptor the decode leg rejects is the
+      // producer's kv_handoff failure and must not be cleared by this success.
+      rt.health().prefillSucceeded(producer.iid());
     }
   }
 
@@ -188,6 +244,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     }
     if (event.hasToken()) {
       tokens++;
+      timeline.token(loop.nanoTime());
       if (state != RequestState.RELAY) {
         commit();
       }
@@ -230,6 +287,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
       return;
     }
     decodeCall = null;
+    rt.health().decodeSucceeded(consumer.iid());
     rt.retryBudget().onSuccess();
     end(Terminal.COMPLETED, null, null);
   }
@@ -243,6 +301,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     release(decodeReservation);
     if (state == RequestState.RELAY) {
       // Output is visible: never retry; the stream ends with one terminal error event.
+      reportToBreaker(failure);
       quarantine(failure);
       recordAttemptFailure(failure);
       end(Terminal.FAILED, failure.reason(), failure.toRouterError());
@@ -255,6 +314,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
 
   private void onAttemptFailed(EngineFailure failure) {
     recordAttemptFailure(failure);
+    reportToBreaker(failure);
     quarantine(failure);
     // Blame what failed: a prefill failure excludes the producer; a decode failure excludes the
     // consumer and its producer, so the retry gets a new handoff from a new producer.
@@ -295,6 +355,12 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
         RouterError.of(503, "backend_unavailable", "backend_unavailable", message).withRetryAfter(1));
   }
 
+  /** The failure counts against the engine whose leg failed; a decode failure names its producer. */
+  private void reportToBreaker(EngineFailure failure) {
+    String producerIid = failure.phase() == Phase.DECODE && producer != null ? producer.iid() : null;
+    rt.health().legFailed(failure, producerIid);
+  }
+
   private void quarantine(EngineFailure failure) {
     long q = rt.settings().quarantineNanos();
     EngineState engine = rt.fleet().get(failure.engineIid());
@@ -307,13 +373,12 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     if (state == RequestState.DONE) {
       return;
     }
-    String limit = Durations.describe(rt.settings().requestTimeoutNanos());
     if (state == RequestState.RELAY) {
       end(Terminal.EXPIRED, "deadline", RouterError.of(504, "decode", "request_expired",
-          "request deadline of " + limit + " (serving.request_timeout_s) passed after " + tokens + " tokens"));
+          "request deadline of " + deadlineLimit + " passed after " + tokens + " tokens"));
     } else {
       end(Terminal.EXPIRED, "deadline", RouterError.of(504, "request_expired", "request_expired",
-          "request deadline of " + limit + " (serving.request_timeout_s) passed before the first token"));
+          "request deadline of " + deadlineLimit + " passed before the first token"));
     }
   }
 
@@ -348,55 +413,78 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     release(prefillReservation);
     release(decodeReservation);
     heldBeforeFirstToken.clear();
+    timeline.legEnded(loop.nanoTime());
+    // Freed before the client hears the outcome, so a request it sends next finds the seat.
+    if (ticket != null) {
+      ticket.seat().release();
+    }
 
     if (terminal == Terminal.COMPLETED) {
       sink.onComplete();
     } else if (terminal != Terminal.CANCELLED && error != null) {
       sink.onError(error);
     }
-    Map<String, Object> row = journalRow(terminal, reason, error, endedIn);
-    rt.journal().record(row);
-    if (terminal == Terminal.COMPLETED) {
-      log.debug("request completed {}", row);
-    } else if (terminal != Terminal.CANCELLED) {
-      log.warn("request {} {}: {}", requestId, terminal.wireName(), error != null ? error.message() : reason);
-    }
+    // The front-end may have refused the completed output while handling it (see abort).
+    RequestOutcome outcome = abortError != null
+        ? outcome(Terminal.FAILED, abortReason, abortError, endedIn)
+        : outcome(terminal, reason, error, endedIn);
+    recorded = true;
+    // One typed outcome: the journal row, the metrics and the log line all come from it.
+    rt.outcomes().record(outcome);
   }
 
-  private Map<String, Object> journalRow(
+  /**
+   * The front-end answered the client itself (e.g. a response over serving.max_response_bytes):
+   * end as failed with what it sent, rather than as a client disconnect.
+   */
+  @Override
+  public void abort(RouterError error, String reason) {
+    loop.runInLoop(() -> {
+      if (state != RequestState.DONE) {
+        end(Terminal.FAILED, reason, error);
+      } else if (!recorded) {
+        // Called from inside end()'s sink callback (assembling a completed response failed).
+        abortError = error;
+        abortReason = reason;
+      }
+    });
+  }
+
+  private RequestOutcome outcome(
       Terminal terminal, @Nullable String reason, @Nullable RouterError error, RequestState endedIn) {
-    Map<String, Object> row = new LinkedHashMap<>();
-    row.put("kind", "request");
-    row.put("rid", requestId);
-    row.put("client_rid", request.getClientRequestId().isEmpty() ? null : request.getClientRequestId());
-    row.put("arrived", rt.arrivalEpochSeconds(arrivalNanos, loop.nanoTime()));
-    row.put("route", request.getRoute() == narwhal.proto.v1.Route.ROUTE_CHAT_COMPLETIONS ? "chat" : "completions");
-    row.put("stream", request.getStream());
-    row.put("ttft_s", ttftNanos < 0 ? null : ttftNanos / 1e9);
-    row.put("first_byte_s", firstByteNanos < 0 ? null : firstByteNanos / 1e9);
-    row.put("prefill_iid", producer == null ? null : producer.iid());
-    row.put("decode_iid", consumer == null ? null : consumer.iid());
-    row.put("crossed", producer != null && consumer != null && !producer.iid().equals(consumer.iid()));
-    row.put("attempts", attempts);
-    row.put("output_len", tokens);
-    row.put("terminal", terminal.wireName());
-    row.put("reason", reason);
-    // Boxed on purpose: with an int literal in the outer branch the conditional unboxes the null
-    // of a cancelled request and throws NullPointerException.
-    Integer status = terminal == Terminal.COMPLETED ? Integer.valueOf(200) : error == null ? null : error.status();
-    row.put("status", status);
-    row.put("error_type", error == null ? null : error.type());
-    row.put("error_code", error == null ? null : error.code());
-    row.put("error", error == null ? null : error.message());
-    if (terminal == Terminal.CANCELLED) {
-      row.put("cancelled_phase", endedIn == RequestState.RELAY ? "decode" : endedIn.name().toLowerCase());
-    }
-    row.put("attempt_failures", attemptFailures);
-    row.put("duration_s", (loop.nanoTime() - arrivalNanos) / 1e9);
-    return row;
+    long now = loop.nanoTime();
+    Long inputLen = request.hasPrompt() && request.getPrompt().hasTokenIds()
+        ? Long.valueOf(request.getPrompt().getTokenIds().getIdsCount()) : null;
+    Long wantedLen = request.hasMaxCompletionTokens() ? Long.valueOf(request.getMaxCompletionTokens())
+        : request.hasMaxTokens() ? Long.valueOf(request.getMaxTokens()) : null;
+    return RequestOutcome.builder(requestId, terminal)
+        .clientRid(request.getClientRequestId())
+        .arrived(rt.arrivalEpochSeconds(arrivalNanos, now))
+        .request(request.getRoute() == narwhal.proto.v1.Route.ROUTE_CHAT_COMPLETIONS ? "chat" : "completions",
+            request.getStream(), inputLen, wantedLen)
+        .outputLen(tokens)
+        .latency(ttftNanos < 0 ? null : ttftNanos, firstByteNanos < 0 ? null : firstByteNanos,
+            timeline.tpotNanos(), timeline.decodeTpotNanos())
+        .placement(producer == null ? null : producer.iid(), consumer == null ? null : consumer.iid())
+        .reason(reason)
+        .error(error)
+        .attempts(attempts, timeline.decodeAttempts(), attemptFailures)
+        .timing(ticket == null ? null : ticket.seat().queueWaitNanos(now), timeline.routerOverheadNanos(),
+            now - arrivalNanos, timeline.upstreamNanos())
+        .cancelledPhase(terminal == Terminal.CANCELLED ? cancelledPhase(endedIn) : null)
+        .build();
+  }
+
+  private static String cancelledPhase(RequestState endedIn) {
+    return switch (endedIn) {
+      case ADMITTED -> "queue";
+      case RELAY -> "decode";
+      default -> endedIn.name().toLowerCase(java.util.Locale.ROOT);
+    };
   }
 
   private void recordAttemptFailure(EngineFailure f) {
+    timeline.legEnded(loop.nanoTime());
     recordAttemptFailure(f.phase().wireName(), f.engineIid(), f.reason(), f.getMessage());
     if (f.phase() == Phase.PREFILL) {
       // The failed attempt's decode placement never happened.

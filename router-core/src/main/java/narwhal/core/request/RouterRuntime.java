@@ -1,7 +1,9 @@
 package narwhal.core.request;
 
 import java.time.Clock;
+import narwhal.core.admission.Admission;
 import narwhal.core.fleet.Fleet;
+import narwhal.core.health.EngineHealthTracker;
 import narwhal.core.journal.Journal;
 import narwhal.core.retry.Backoff;
 import narwhal.core.retry.RetryBudget;
@@ -15,7 +17,10 @@ record RouterRuntime(
     Journal journal,
     RetryBudget retryBudget,
     Backoff backoff,
-    Clock wallClock) {
+    Clock wallClock,
+    EngineHealthTracker health,
+    Admission admission,
+    OutcomeRecorder outcomes) {
 
   /** Wall-clock arrival time: the wall clock now, less the time elapsed on the monotonic clock. */
   double arrivalEpochSeconds(long arrivalNanos, long nowNanos) {

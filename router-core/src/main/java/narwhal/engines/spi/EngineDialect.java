@@ -1,5 +1,6 @@
 package narwhal.engines.spi;
 
+import java.util.List;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.KvHandoffDescriptor;
 import narwhal.proto.v1.Route;
@@ -48,4 +49,23 @@ public interface EngineDialect {
 
   /** A cheap liveness request ({@code GET /health} for vLLM). */
   EngineHttpRequest healthRequest();
+
+  /**
+   * The request listing the models the engine serves. The default is the OpenAI-compatible
+   * {@code GET /v1/models}, which vLLM and SGLang answer.
+   */
+  default EngineHttpRequest modelsRequest() {
+    return EngineHttpRequest.get("/v1/models");
+  }
+
+  /**
+   * The model names in a successful (HTTP 200) answer to {@link #modelsRequest()}. The default
+   * reads the OpenAI list shape: the {@code id} of every {@code data[]} entry (LoRA adapters
+   * included).
+   *
+   * @throws IllegalArgumentException when the body is not such a list; the message says why
+   */
+  default List<String> readModels(String body) {
+    return ModelLists.ids(body);
+  }
 }

@@ -1,0 +1,63 @@
+package narwhal.engines.vllm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.util.Map;
+import narwhal.engines.vllm.RouterFixture.Client;
+import narwhal.testing.ScriptedTransport.Call;
+import org.junit.jupiter.api.Test;
+
+/** The journal row's timing and size columns, on a manual clock. */
+class RouterJournalRowTest {
+
+  private final RouterFixture r = new RouterFixture(RouterFixture.twoByTwo());
+
+  @Test
+  void completedRow_hasTheMeasurementContractColumns() {
+    Client c = r.submit(Wire.completions(
+        "{\"model\":\"m\",\"prompt\":[1,2,3,4],\"max_tokens\":3,\"stream\":true}"));
+    r.loop.advanceMillis(100);
+    r.prefillOk(r.call(0));
+    Call decode = r.call(1).sse();
+    r.loop.advanceMillis(50);
+    decode.event(Wire.completionToken("a"));
+    r.loop.advanceMillis(30);
+    decode.event(Wire.completionToken("b"));
+    r.loop.advanceMillis(30);
+    decode.event(Wire.completionToken("c"));
+    r.loop.advanceMillis(10);
+    decode.event("[DONE]").end();
+
+    assertThat(c.sink().log).endsWith("complete");
+    Map<String, Object> row = r.row();
+    assertThat(row).containsEntry("input_len", 4L).containsEntry("wanted_len", 3L).containsEntry("output_len", 3)
+        .containsEntry("decode_attempts", 1).containsEntry("queue_wait_s", null).containsEntry("cancelled_phase", null)
+        .containsEntry("error", null).containsEntry("error_code", null);
+    assertThat((double) row.get("ttft_s")).isCloseTo(0.1, within(1e-9));
+    assertThat((double) row.get("first_byte_s")).isCloseTo(0.15, within(1e-9));
+    // (last token - prefill completion) / (n - 1) and (last - first) / (n - 1)
+    assertThat((double) row.get("tpot_s")).isCloseTo(0.055, within(1e-9));
+    assertThat((double) row.get("decode_tpot_s")).isCloseTo(0.03, within(1e-9));
+    // Prefill 0.1 s plus decode 0.12 s; the router itself did its work in no manual-clock time.
+    assertThat((double) row.get("upstream_seconds")).isCloseTo(0.22, within(1e-9));
+    assertThat((double) row.get("router_overhead_s")).isZero();
+    assertThat((double) row.get("duration_s")).isCloseTo(0.22, within(1e-9));
+  }
+
+  @Test
+  void oneToken_hasNoTpot_andAPrefillFailureCountsNoDecodeAttempt() {
+    Client c = r.submitCompletion();
+    r.prefillOk(r.call(0));
+    r.call(1).sse().event(Wire.completionToken("a")).event("[DONE]").end();
+    assertThat(c.sink().log).endsWith("complete");
+    assertThat(r.row()).containsEntry("tpot_s", null).containsEntry("decode_tpot_s", null);
+
+    r.journal.rows.clear();
+    Client failed = r.submitCompletion();
+    r.call(2).respond(500, Wire.errorBody(500, "boom"));
+    assertThat(failed.sink().errors).hasSize(1);
+    assertThat(r.row()).containsEntry("decode_attempts", 0).containsEntry("attempts", 1)
+        .containsEntry("router_overhead_s", 0.0).containsEntry("ttft_s", null);
+  }
+}

@@ -1,0 +1,60 @@
+package narwhal.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** Reads a router's JSONL journal while it runs; rows are written by a background thread. */
+final class JournalFile {
+
+  private final Path path;
+
+  JournalFile(Path path) {
+    this.path = path;
+  }
+
+  Path path() {
+    return path;
+  }
+
+  /** Every complete row written so far, the meta row first. */
+  List<JsonNode> rows() {
+    try {
+      if (!Files.exists(path)) {
+        return List.of();
+      }
+      return Files.readAllLines(path).stream().filter(l -> l.endsWith("}")).map(RouterClient::json).toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The request rows, once there are {@code n} of them (waits up to 10 s for the writer). */
+  List<JsonNode> awaitRequestRows(int n) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    List<JsonNode> requests = List.of();
+    while (System.nanoTime() < deadline) {
+      requests = rows().stream().filter(r -> r.path("kind").asText().equals("request")).toList();
+      if (requests.size() >= n) {
+        return requests;
+      }
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    throw new AssertionError("expected " + n + " request rows in " + path + ", got " + requests);
+  }
+
+  /** The request row with router id {@code rid}. */
+  JsonNode row(String rid) {
+    return rows().stream().filter(r -> rid.equals(r.path("rid").asText())).findFirst()
+        .orElseThrow(() -> new AssertionError("no journal row for rid " + rid + " in " + rows()));
+  }
+}

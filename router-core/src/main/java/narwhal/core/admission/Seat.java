@@ -1,0 +1,98 @@
+package narwhal.core.admission;
+
+import narwhal.core.time.Scheduler;
+import narwhal.core.time.Timer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One request's place in {@link Admission}: seated (counted in flight), queued for a seat,
+ * refused, expired in the queue, or released. State changes happen under the admission's lock;
+ * callbacks run on the request's own scheduler, never inline.
+ *
+ * <p>The holder must {@link #release()} it exactly once on every path; further calls do nothing,
+ * so cleanup code may release unconditionally.
+ */
+public final class Seat {
+
+  /** Why a seat was refused outright. */
+  public enum Refusal {
+    /** In-flight limit reached and the queue (if any) is full: journal {@code rejected/inflight_limit}. */
+    INFLIGHT_LIMIT,
+    /** The router is draining for shutdown: journal {@code rejected/not_ready}. */
+    DRAINING
+  }
+
+  enum State { QUEUED, SEATED, REFUSED, EXPIRED, RELEASED }
+
+  private final Admission admission;
+  final Scheduler loop;
+  final long acquiredNanos;
+  // Guarded by the admission's lock.
+  State state;
+  @Nullable Refusal refusal;
+  long seatedNanos = -1;
+  boolean wasQueued;
+  Timer expiry = Timer.NONE;
+  @Nullable Runnable onSeated;
+  @Nullable Runnable onExpired;
+
+  Seat(Admission admission, Scheduler loop, long acquiredNanos) {
+    this.admission = admission;
+    this.loop = loop;
+    this.acquiredNanos = acquiredNanos;
+  }
+
+  /** Why the seat was refused, or null when it was granted or queued. */
+  public @Nullable Refusal refusal() {
+    synchronized (admission) {
+      return refusal;
+    }
+  }
+
+  public boolean isSeated() {
+    synchronized (admission) {
+      return state == State.SEATED;
+    }
+  }
+
+  /** Waiting in the queue right now. */
+  public boolean isQueued() {
+    synchronized (admission) {
+      return state == State.QUEUED;
+    }
+  }
+
+  /**
+   * Time spent waiting in the queue: until the seat was granted, or until now while it still
+   * waits; null when the request never queued.
+   */
+  public @Nullable Long queueWaitNanos(long nowNanos) {
+    synchronized (admission) {
+      if (!wasQueued) {
+        return null;
+      }
+      return (seatedNanos >= 0 ? seatedNanos : nowNanos) - acquiredNanos;
+    }
+  }
+
+  /**
+   * Runs {@code onSeated} on the seat's scheduler once the seat is granted (soon, if it already
+   * is), or {@code onExpired} if the queue wait runs out first. Call once; on a refused or
+   * released seat neither runs.
+   */
+  public void whenSeated(Runnable onSeated, Runnable onExpired) {
+    admission.whenSeated(this, onSeated, onExpired);
+  }
+
+  /** Gives the seat (or the place in the queue) back. Idempotent. */
+  public void release() {
+    admission.release(this);
+  }
+
+  @Override
+  public String toString() {
+    synchronized (admission) {
+      return "Seat{" + state + (refusal == null ? "" : ", " + refusal) + "}";
+    }
+  }
+}

@@ -1,0 +1,87 @@
+package narwhal.core.checks;
+
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import narwhal.config.EngineSpec;
+import narwhal.core.api.InvalidRequestException;
+import narwhal.core.time.Scheduler;
+import narwhal.engines.client.DecodeListener;
+import narwhal.engines.client.EngineClient;
+import narwhal.engines.client.EngineFailure;
+import narwhal.engines.connector.PrefillResult;
+import narwhal.openai.Json;
+import narwhal.openai.OpenAiRequestCodec;
+import narwhal.proto.v1.CompletionRequest;
+import narwhal.proto.v1.Route;
+import narwhal.proto.v1.StreamEvent;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The probe's two legs through the router's own {@link EngineClient}: a tiny completion (two
+ * tokens) so a probe costs an engine almost nothing, each leg bounded by {@code
+ * engine.first_token_timeout_s}. No reservation is taken: a probe is not client work.
+ */
+final class ProbeLegs {
+
+  static final String PROMPT = "narwhal probe";
+  static final int MAX_TOKENS = 2;
+
+  private final EngineClient client;
+  private final CheckSettings settings;
+  private final CompletionRequest request;
+
+  ProbeLegs(EngineClient client, CheckSettings settings) {
+    this.client = client;
+    this.settings = settings;
+    this.request = request(settings.model());
+  }
+
+  /** The producer's handoff, or an exceptional future holding the {@link EngineFailure}. */
+  CompletableFuture<PrefillResult> prefill(EngineSpec producer, Scheduler loop) {
+    return client.prefill(producer, request, settings.prefillLimits(), loop);
+  }
+
+  /**
+   * A decode on {@code consumer}: with {@code handoff} from another engine it pulls that KV; with
+   * none (or its own) it recomputes or hits its prefix cache. Completes with the token count once
+   * the stream reached {@code [DONE]}, or exceptionally with the {@link EngineFailure}.
+   */
+  CompletableFuture<Integer> decode(EngineSpec consumer, @Nullable PrefillResult handoff, Scheduler loop) {
+    CompletableFuture<Integer> done = new CompletableFuture<>();
+    client.decode(consumer, request, handoff, settings.decodeLimits(), loop, new DecodeListener() {
+      private int tokens;
+
+      @Override
+      public void onEvent(StreamEvent event) {
+        if (event.hasToken()) {
+          tokens++;
+        }
+      }
+
+      @Override
+      public void onComplete() {
+        done.complete(tokens);
+      }
+
+      @Override
+      public void onFailure(EngineFailure failure) {
+        done.completeExceptionally(failure);
+      }
+    });
+    return done;
+  }
+
+  private static CompletionRequest request(String model) {
+    String body = Json.mapper().createObjectNode()
+        .put("model", model)
+        .put("prompt", PROMPT)
+        .put("max_tokens", MAX_TOKENS)
+        .put("stream", true)
+        .toString();
+    try {
+      return OpenAiRequestCodec.parse(body.getBytes(StandardCharsets.UTF_8), Route.ROUTE_COMPLETIONS, null);
+    } catch (InvalidRequestException e) {
+      throw new IllegalStateException("the probe request is invalid: " + e.getMessage(), e);
+    }
+  }
+}

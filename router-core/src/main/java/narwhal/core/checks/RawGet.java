@@ -1,0 +1,144 @@
+package narwhal.core.checks;
+
+import java.net.URI;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import narwhal.core.time.Scheduler;
+import narwhal.core.time.Timer;
+import narwhal.engines.client.Durations;
+import narwhal.engines.spi.EngineHttpRequest;
+import narwhal.engines.spi.EngineTransport;
+import narwhal.engines.spi.Exchange;
+import narwhal.engines.spi.ExchangeHandler;
+import narwhal.engines.spi.ExchangeOptions;
+import narwhal.engines.spi.TransportFailure;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One plain request to an engine or its sidecar, bounded by a timer on the scheduler. The future
+ * completes on the scheduler with the status and body, or exceptionally with a {@link
+ * GetFailure} whose message is ready for an operator. Confined to its scheduler.
+ */
+final class RawGet implements ExchangeHandler {
+
+  /** An answer with any status. */
+  record Reply(int status, String body) {}
+
+  /** The request got no answer: unreachable, timed out, or broken on the wire. */
+  static final class GetFailure extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    GetFailure(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  private final CompletableFuture<Reply> result = new CompletableFuture<>();
+  private final long timeoutNanos;
+  private final String timeoutKey;
+  private final Scheduler loop;
+  private @Nullable Exchange exchange;
+  private Timer timer = Timer.NONE;
+  private int status;
+  private String body = "";
+
+  private RawGet(long timeoutNanos, String timeoutKey, Scheduler loop) {
+    this.timeoutNanos = timeoutNanos;
+    this.timeoutKey = timeoutKey;
+    this.loop = loop;
+  }
+
+  /**
+   * Sends {@code request} to {@code base} on {@code loop}.
+   *
+   * @param timeoutKey the configuration key bounding it, named in the timeout message
+   */
+  static CompletableFuture<Reply> fetch(EngineTransport transport, URI base, EngineHttpRequest request,
+      ExchangeOptions options, long timeoutNanos, String timeoutKey, Scheduler loop) {
+    RawGet get = new RawGet(timeoutNanos, timeoutKey, loop);
+    loop.runInLoop(() -> get.start(transport, base, request, options));
+    return get.result;
+  }
+
+  private void start(EngineTransport transport, URI base, EngineHttpRequest request, ExchangeOptions options) {
+    timer = loop.schedule(this::onTimeout, timeoutNanos, TimeUnit.NANOSECONDS);
+    try {
+      exchange = transport.open(base, request, options, loop, this);
+    } catch (IllegalArgumentException e) {
+      // e.g. an https URL the plain-HTTP transport cannot speak: a configuration problem.
+      fail("cannot send " + request.method() + " " + base + request.path() + ": " + e.getMessage());
+    }
+  }
+
+  @Override
+  public void onHead(int status, String contentType) {
+    this.status = status;
+  }
+
+  @Override
+  public void onEvent(String data) {
+    // Nothing these checks ask for streams; an event stream is judged by its status alone.
+  }
+
+  @Override
+  public void onBody(String body) {
+    this.body = body;
+  }
+
+  @Override
+  public void onEnd() {
+    timer.cancel();
+    result.complete(new Reply(status, body));
+  }
+
+  @Override
+  public void onFailure(TransportFailure failure) {
+    fail(describe(failure));
+  }
+
+  private void onTimeout() {
+    if (result.isDone()) {
+      return;
+    }
+    if (exchange != null) {
+      exchange.cancel();
+    }
+    fail("no answer within " + Durations.describe(timeoutNanos) + " (" + timeoutKey + ")");
+  }
+
+  private void fail(String message) {
+    timer.cancel();
+    result.completeExceptionally(new GetFailure(message));
+  }
+
+  /** A transport failure as an operator reads it: "unreachable: connection refused: ...". */
+  static String describe(TransportFailure failure) {
+    switch (failure.kind()) {
+      case CONNECT_FAILED:
+        return "unreachable: " + rootMessage(failure);
+      case CONNECT_TIMEOUT:
+        return "unreachable: the connection was not accepted within engine.connect_timeout_s";
+      case CONNECTION_CLOSED:
+        return "the connection closed before the answer was complete";
+      case BODY_TOO_LARGE:
+        return "the answer is too large: " + failure.getMessage();
+      case PROTOCOL_ERROR:
+      default:
+        return "invalid HTTP answer: " + failure.getMessage();
+    }
+  }
+
+  /** The innermost message (the OS's "Connection refused: /127.0.0.1:1234"), lower-cased first. */
+  private static String rootMessage(Throwable t) {
+    String message = t.getMessage();
+    for (Throwable c = t.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+      if (c.getMessage() != null && !c.getMessage().isBlank()) {
+        message = c.getMessage();
+      }
+    }
+    if (message == null || message.isBlank()) {
+      return t.getClass().getSimpleName();
+    }
+    return Character.toLowerCase(message.charAt(0)) + message.substring(1);
+  }
+}

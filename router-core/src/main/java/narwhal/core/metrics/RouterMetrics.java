@@ -1,0 +1,188 @@
+package narwhal.core.metrics;
+
+import com.codahale.metrics.Counter;
+import com.codahale.metrics.Gauge;
+import com.codahale.metrics.Metric;
+import com.codahale.metrics.MetricRegistry;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import narwhal.config.SloConfig;
+import narwhal.core.admission.Admission;
+import narwhal.core.fleet.EngineCondition;
+import narwhal.core.fleet.EngineState;
+import narwhal.core.fleet.Fleet;
+import narwhal.core.outcome.RequestOutcome;
+import narwhal.core.retry.RetryBudget;
+import narwhal.engines.client.FailureClass;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The router's metrics, all {@code narwhal_}-prefixed, on an injected Dropwizard registry (no
+ * static state: two routers in one JVM keep separate counts).
+ *
+ * <p>Outcome counters and latency histograms are fed from one {@link RequestOutcome} per request
+ * ({@link #record}); {@code offered} counts arrivals ({@link #offered}), so once nothing is in
+ * flight it equals the sum of the outcome counters. Gauges read live state (admission, the retry
+ * budget, each engine) at scrape time. The family catalogue ({@link #family}) carries each
+ * family's type and help text for exporters. See docs/operations.md for the list.
+ */
+public final class RouterMetrics {
+
+  /** Latency buckets as multiples of the SLO target, as the reference router uses. */
+  static final double[] SLO_FACTORS = {0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10};
+  /** Router overhead is sub-millisecond when healthy; buckets from 100 µs to 1 s. */
+  static final double[] OVERHEAD_BOUNDS_S = {
+      0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1};
+
+  private final MetricRegistry registry;
+  private final Map<String, MetricFamily> families = new ConcurrentHashMap<>();
+  private final Counter offered;
+  private final Counter served;
+  private final Counter cancelled;
+  private final Counter invalid;
+  private final Counter retries;
+  private final BucketedHistogram ttft;
+  private final BucketedHistogram firstByte;
+  private final BucketedHistogram tpot;
+  private final BucketedHistogram overhead;
+
+  public RouterMetrics(MetricRegistry registry, SloConfig slo) {
+    this.registry = registry;
+    offered = counter("narwhal_offered_total", "Requests that arrived at a completion route.");
+    served = counter("narwhal_served_total", "Requests completed: every token relayed and [DONE] reached.");
+    cancelled = counter("narwhal_cancelled_total", "Requests whose client went away before the end.");
+    invalid = counter("narwhal_invalid_requests_total",
+        "Requests refused for their input before admission (400, 404, 413).");
+    retries = counter("narwhal_retries_total", "Fresh prefill/decode attempts after a transient failure.");
+    describe("narwhal_failed_total", MetricFamily.Type.COUNTER, "Requests that failed, by journal reason.");
+    describe("narwhal_refused_total", MetricFamily.Type.COUNTER, "Requests refused by predictive admission, by cause.");
+    describe("narwhal_rejected_total", MetricFamily.Type.COUNTER,
+        "Requests rejected at admission (429 in-flight limit, 503 draining), by reason.");
+    describe("narwhal_expired_total", MetricFamily.Type.COUNTER,
+        "Requests that ran out of time (deadline, queue timeout, KV handoff bound), by reason.");
+    ttft = histogram("narwhal_ttft_seconds",
+        "Arrival to the producer's prefill completion (ttft_s), per request that reached it.",
+        BucketedHistogram.scaled(slo.ttftS(), SLO_FACTORS));
+    firstByte = histogram("narwhal_first_byte_seconds",
+        "Arrival to the first generated token relayed to the client (first_byte_s).",
+        BucketedHistogram.scaled(slo.ttftS(), SLO_FACTORS));
+    tpot = histogram("narwhal_tpot_seconds",
+        "Per-request time per output token after prefill: (last token - prefill completion)/(n-1).",
+        BucketedHistogram.scaled(slo.tpotS(), SLO_FACTORS));
+    overhead = histogram("narwhal_router_overhead_seconds",
+        "Time a request spent being handled inside the router, excluding engine legs, queueing and "
+            + "backoff: seat to prefill dispatch plus prefill completion to decode dispatch, per attempt.",
+        new BucketedHistogram(OVERHEAD_BOUNDS_S));
+  }
+
+  public MetricRegistry registry() {
+    return registry;
+  }
+
+  /** The type and help of {@code familyName}, or null when it was not described here. */
+  public @Nullable MetricFamily family(String familyName) {
+    return families.get(familyName);
+  }
+
+  /** A request arrived at a completion route (before admission). */
+  public void offered() {
+    offered.inc();
+  }
+
+  /** Counts one request's outcome and observes its latencies. */
+  public void record(RequestOutcome o) {
+    switch (o.terminal()) {
+      case COMPLETED -> served.inc();
+      case FAILED -> labelled("narwhal_failed_total", "reason", o.reason()).inc();
+      case REFUSED -> labelled("narwhal_refused_total", "cause", o.reason()).inc();
+      case REJECTED -> labelled("narwhal_rejected_total", "reason", o.reason()).inc();
+      case EXPIRED -> labelled("narwhal_expired_total", "reason", o.reason()).inc();
+      case INVALID -> invalid.inc();
+      case CANCELLED -> cancelled.inc();
+    }
+    if (o.attempts() > 1) {
+      retries.inc(o.attempts() - 1L);
+    }
+    observe(ttft, o.ttftNanos());
+    observe(firstByte, o.firstByteNanos());
+    observe(tpot, o.tpotNanos());
+    observe(overhead, o.routerOverheadNanos());
+  }
+
+  /** In-flight, limit and queue-depth gauges over {@code admission}. */
+  public void watchAdmission(Admission admission) {
+    gauge("narwhal_admission_inflight", "Requests holding an admission seat.", admission::inFlight);
+    gauge("narwhal_admission_inflight_limit", "The in-flight limit (serving.max_connections).",
+        () -> admission.limits().maxInFlight());
+    gauge("narwhal_queued", "Requests waiting in the admission queue.", admission::queued);
+    gauge("narwhal_draining", "1 while the router is draining for shutdown.",
+        () -> admission.isDraining() ? 1 : 0);
+  }
+
+  /** The shared retry credit pool's balance. */
+  public void watchRetryBudget(RetryBudget budget) {
+    gauge("narwhal_retry_credits", "Retry credits available in the shared pool (serving.retry_budget).",
+        budget::available);
+  }
+
+  /** Per-engine resident work, breaker condition and failure streaks. */
+  public void watchFleet(Fleet fleet) {
+    for (EngineState e : fleet.engines()) {
+      gauge("narwhal_resident_requests", "Requests the router has placed on an engine, by phase.",
+          e::residentPrefill, "iid", e.iid(), "phase", "prefill");
+      gauge("narwhal_resident_requests", "Requests the router has placed on an engine, by phase.",
+          e::residentDecode, "iid", e.iid(), "phase", "decode");
+      for (EngineCondition c : EngineCondition.values()) {
+        gauge("narwhal_engine_condition", "1 for the breaker condition an engine is in (active, held, ejected).",
+            () -> e.condition() == c ? 1 : 0, "iid", e.iid(), "condition", c.wireName());
+      }
+      gauge("narwhal_ejected", "1 while the breaker keeps an engine ejected.",
+          () -> e.condition() == EngineCondition.EJECTED ? 1 : 0, "iid", e.iid());
+      for (FailureClass cls : e.streaks().snapshot().keySet()) {
+        gauge("narwhal_engine_breaker_streak", "Consecutive failures of one class on an engine.",
+            () -> e.streaks().get(cls), "iid", e.iid(), "class", cls.wireName());
+      }
+    }
+    gauge("narwhal_ejected_instances", "Engines the breaker keeps ejected.",
+        () -> fleet.engines().stream().filter(e -> e.condition() == EngineCondition.EJECTED).count());
+  }
+
+  /**
+   * Registers a gauge series read at scrape time (for components outside this class, e.g. the
+   * health monitor). Registering the same series twice keeps the first.
+   */
+  public void gauge(String familyName, String help, Supplier<Number> value, String... labelPairs) {
+    describe(familyName, MetricFamily.Type.GAUGE, help);
+    registry.gauge(SeriesName.of(familyName, labelPairs), () -> (Gauge<Number>) value::get);
+  }
+
+  /** A counter series; {@code familyName} must end in {@code _total}. */
+  public Counter counter(String familyName, String help, String... labelPairs) {
+    if (!familyName.endsWith("_total")) {
+      throw new IllegalArgumentException("counter names end in _total: " + familyName);
+    }
+    describe(familyName, MetricFamily.Type.COUNTER, help);
+    return registry.counter(SeriesName.of(familyName, labelPairs));
+  }
+
+  private BucketedHistogram histogram(String familyName, String help, BucketedHistogram h) {
+    describe(familyName, MetricFamily.Type.HISTOGRAM, help);
+    Metric registered = registry.register(familyName, h);
+    return (BucketedHistogram) registered;
+  }
+
+  private Counter labelled(String familyName, String label, @Nullable String value) {
+    return registry.counter(SeriesName.of(familyName, label, value == null ? "unknown" : value));
+  }
+
+  private void describe(String familyName, MetricFamily.Type type, String help) {
+    families.putIfAbsent(familyName, new MetricFamily(familyName, type, help));
+  }
+
+  private static void observe(BucketedHistogram h, @Nullable Long nanos) {
+    if (nanos != null) {
+      h.observe(nanos / 1e9);
+    }
+  }
+}

@@ -1,0 +1,248 @@
+package narwhal.core.outcome;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import narwhal.core.api.RouterError;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How one request ended: everything the journal row, the metrics and the log line say about it.
+ * Built once per request, at its single exit; durations are in nanoseconds and count from the
+ * request's arrival at the router (for HTTP: when its headers arrived).
+ *
+ * @param rid the router's request id ({@code x-request-id})
+ * @param clientRid the client's {@code X-Request-Id}, or null
+ * @param arrivedEpochSeconds wall-clock arrival time
+ * @param route {@code completions} or {@code chat}; null when the body was never understood
+ * @param stream whether the client asked for a stream; null when unknown
+ * @param inputLen prompt length in tokens when the router knows it (a token-id prompt), else null
+ * @param wantedLen the output limit the client asked for ({@code max_tokens} or {@code
+ *     max_completion_tokens}), or null
+ * @param outputLen tokens relayed to the client
+ * @param ttftNanos arrival to the producer's HTTP completion (the last successful prefill), or null
+ * @param firstByteNanos arrival to the first generated decode token, or null
+ * @param tpotNanos (last token - prefill completion) / (n - 1); null below 2 tokens
+ * @param decodeTpotNanos (last token - first token) / (n - 1); null below 2 tokens
+ * @param prefillIid the producer of the last attempt, or null
+ * @param decodeIid the consumer of the last attempt, or null
+ * @param terminal how it ended
+ * @param reason the terminal's reason (see {@link Terminal}), or null
+ * @param error what the client was told, or null (completed, cancelled)
+ * @param attempts prefill/decode attempts dispatched
+ * @param decodeAttempts decode legs dispatched
+ * @param attemptFailures one entry per failed attempt ({@code attempt, phase, iid, reason, message})
+ * @param queueWaitNanos time spent waiting for an admission seat, or null when it never waited
+ * @param routerOverheadNanos time spent inside the router proper (see docs/operations.md), or null
+ *     when the request never reached the engines
+ * @param durationNanos arrival to the end
+ * @param upstreamNanos time with an engine leg in flight
+ * @param cancelledPhase where a cancelled request was ({@code request}, {@code queue}, {@code
+ *     prefill}, {@code decode}, ...), or null
+ */
+public record RequestOutcome(
+    String rid,
+    @Nullable String clientRid,
+    double arrivedEpochSeconds,
+    @Nullable String route,
+    @Nullable Boolean stream,
+    @Nullable Long inputLen,
+    @Nullable Long wantedLen,
+    int outputLen,
+    @Nullable Long ttftNanos,
+    @Nullable Long firstByteNanos,
+    @Nullable Long tpotNanos,
+    @Nullable Long decodeTpotNanos,
+    @Nullable String prefillIid,
+    @Nullable String decodeIid,
+    Terminal terminal,
+    @Nullable String reason,
+    @Nullable RouterError error,
+    int attempts,
+    int decodeAttempts,
+    List<Map<String, Object>> attemptFailures,
+    @Nullable Long queueWaitNanos,
+    @Nullable Long routerOverheadNanos,
+    long durationNanos,
+    long upstreamNanos,
+    @Nullable String cancelledPhase) {
+
+  public RequestOutcome {
+    Objects.requireNonNull(rid, "rid");
+    Objects.requireNonNull(terminal, "terminal");
+    attemptFailures = List.copyOf(attemptFailures);
+  }
+
+  public static Builder builder(String rid, Terminal terminal) {
+    return new Builder(rid, terminal);
+  }
+
+  /** The HTTP status the client got: 200 when completed, none when it went away. */
+  public @Nullable Integer status() {
+    if (terminal == Terminal.COMPLETED) {
+      return 200;
+    }
+    return error == null ? null : error.status();
+  }
+
+  /** Prefill and decode ran on different engines (the KV cache crossed between them). */
+  public boolean crossed() {
+    return prefillIid != null && decodeIid != null && !prefillIid.equals(decodeIid);
+  }
+
+  /**
+   * The journal's terminal row ({@code kind: "request"}), keys in a stable order. Unknown values
+   * are written as null rather than left out, so every request row has the same columns.
+   */
+  public Map<String, Object> journalRow(String runId) {
+    Map<String, Object> row = new LinkedHashMap<>();
+    row.put("kind", "request");
+    row.put("run", runId);
+    row.put("rid", rid);
+    row.put("client_rid", clientRid);
+    row.put("arrived", arrivedEpochSeconds);
+    row.put("route", route);
+    row.put("stream", stream);
+    row.put("input_len", inputLen);
+    row.put("wanted_len", wantedLen);
+    row.put("output_len", outputLen);
+    row.put("ttft_s", seconds(ttftNanos));
+    row.put("tpot_s", seconds(tpotNanos));
+    row.put("first_byte_s", seconds(firstByteNanos));
+    row.put("decode_tpot_s", seconds(decodeTpotNanos));
+    row.put("prefill_iid", prefillIid);
+    row.put("decode_iid", decodeIid);
+    row.put("crossed", crossed());
+    row.put("terminal", terminal.wireName());
+    row.put("reason", reason);
+    row.put("status", status());
+    row.put("error_type", error == null ? null : error.type());
+    row.put("error_code", error == null ? null : error.code());
+    row.put("error", error == null ? null : error.message());
+    row.put("attempts", attempts);
+    row.put("decode_attempts", decodeAttempts);
+    row.put("attempt_failures", attemptFailures);
+    row.put("queue_wait_s", seconds(queueWaitNanos));
+    row.put("router_overhead_s", seconds(routerOverheadNanos));
+    row.put("duration_s", durationNanos / 1e9);
+    row.put("upstream_seconds", upstreamNanos / 1e9);
+    row.put("cancelled_phase", cancelledPhase);
+    return row;
+  }
+
+  private static @Nullable Double seconds(@Nullable Long nanos) {
+    return nanos == null ? null : nanos / 1e9;
+  }
+
+  /** Builds a {@link RequestOutcome}; everything not set is null, zero or empty. */
+  public static final class Builder {
+    private final String rid;
+    private final Terminal terminal;
+    private @Nullable String clientRid;
+    private double arrivedEpochSeconds;
+    private @Nullable String route;
+    private @Nullable Boolean stream;
+    private @Nullable Long inputLen;
+    private @Nullable Long wantedLen;
+    private int outputLen;
+    private @Nullable Long ttftNanos;
+    private @Nullable Long firstByteNanos;
+    private @Nullable Long tpotNanos;
+    private @Nullable Long decodeTpotNanos;
+    private @Nullable String prefillIid;
+    private @Nullable String decodeIid;
+    private @Nullable String reason;
+    private @Nullable RouterError error;
+    private int attempts;
+    private int decodeAttempts;
+    private List<Map<String, Object>> attemptFailures = new ArrayList<>();
+    private @Nullable Long queueWaitNanos;
+    private @Nullable Long routerOverheadNanos;
+    private long durationNanos;
+    private long upstreamNanos;
+    private @Nullable String cancelledPhase;
+
+    private Builder(String rid, Terminal terminal) {
+      this.rid = rid;
+      this.terminal = terminal;
+    }
+
+    public Builder clientRid(@Nullable String v) {
+      clientRid = v == null || v.isEmpty() ? null : v;
+      return this;
+    }
+
+    public Builder arrived(double epochSeconds) {
+      arrivedEpochSeconds = epochSeconds;
+      return this;
+    }
+
+    public Builder request(@Nullable String route, @Nullable Boolean stream, @Nullable Long inputLen,
+        @Nullable Long wantedLen) {
+      this.route = route;
+      this.stream = stream;
+      this.inputLen = inputLen;
+      this.wantedLen = wantedLen;
+      return this;
+    }
+
+    public Builder outputLen(int v) {
+      outputLen = v;
+      return this;
+    }
+
+    public Builder latency(@Nullable Long ttft, @Nullable Long firstByte, @Nullable Long tpot,
+        @Nullable Long decodeTpot) {
+      ttftNanos = ttft;
+      firstByteNanos = firstByte;
+      tpotNanos = tpot;
+      decodeTpotNanos = decodeTpot;
+      return this;
+    }
+
+    public Builder placement(@Nullable String prefill, @Nullable String decode) {
+      prefillIid = prefill;
+      decodeIid = decode;
+      return this;
+    }
+
+    public Builder reason(@Nullable String v) {
+      reason = v;
+      return this;
+    }
+
+    public Builder error(@Nullable RouterError v) {
+      error = v;
+      return this;
+    }
+
+    public Builder attempts(int all, int decode, List<Map<String, Object>> failures) {
+      attempts = all;
+      decodeAttempts = decode;
+      attemptFailures = failures;
+      return this;
+    }
+
+    public Builder timing(@Nullable Long queueWait, @Nullable Long routerOverhead, long duration, long upstream) {
+      queueWaitNanos = queueWait;
+      routerOverheadNanos = routerOverhead;
+      durationNanos = duration;
+      upstreamNanos = upstream;
+      return this;
+    }
+
+    public Builder cancelledPhase(@Nullable String v) {
+      cancelledPhase = v;
+      return this;
+    }
+
+    public RequestOutcome build() {
+      return new RequestOutcome(rid, clientRid, arrivedEpochSeconds, route, stream, inputLen, wantedLen,
+          outputLen, ttftNanos, firstByteNanos, tpotNanos, decodeTpotNanos, prefillIid, decodeIid, terminal,
+          reason, error, attempts, decodeAttempts, attemptFailures, queueWaitNanos, routerOverheadNanos,
+          durationNanos, upstreamNanos, cancelledPhase);
+    }
+  }
+}

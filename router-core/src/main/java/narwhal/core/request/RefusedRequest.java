@@ -1,0 +1,37 @@
+package narwhal.core.request;
+
+import narwhal.core.api.ClientSink;
+import narwhal.core.api.RequestHandle;
+import narwhal.core.api.RouterError;
+
+/**
+ * The handle of a request admission refused (already recorded): the refusal reaches the sink as
+ * a plain error, as a separate task so the front-end holds this handle first.
+ */
+final class RefusedRequest implements RequestHandle {
+
+  private final String requestId;
+  private boolean cancelled;
+
+  RefusedRequest(RequestTicket ticket, ClientSink sink, RouterError refusal) {
+    this.requestId = ticket.requestId();
+    ticket.loop().execute(() -> {
+      if (!cancelled) {
+        sink.onError(refusal);
+      }
+    });
+  }
+
+  @Override
+  public String requestId() {
+    return requestId;
+  }
+
+  @Override
+  public void cancel() {
+    cancelled = true;
+  }
+
+  @Override
+  public void clientWritable() {}
+}

@@ -1,0 +1,120 @@
+package narwhal.core.request;
+
+import narwhal.core.admission.Seat;
+import narwhal.core.api.AdmissionTicket;
+import narwhal.core.api.RouterError;
+import narwhal.core.outcome.RequestOutcome;
+import narwhal.core.outcome.Terminal;
+import narwhal.core.time.Scheduler;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The core's {@link AdmissionTicket}: the request id, arrival and admission {@link Seat} of one
+ * request, and the guarantee that it ends exactly once. Either the ticket records the outcome
+ * itself (rejected at admission, invalid input, client gone before submit) or it is handed to a
+ * {@link RequestLifecycle}, which then owns the seat. Confined to the request's scheduler.
+ */
+final class RequestTicket implements AdmissionTicket {
+
+  private final OutcomeRecorder outcomes;
+  private final RouterRuntime rt;
+  private final String requestId;
+  private final @Nullable String clientRequestId;
+  private final Scheduler loop;
+  private final long arrivalNanos;
+  private final Seat seat;
+  private boolean settled;
+
+  RequestTicket(RouterRuntime rt, String requestId, @Nullable String clientRequestId, Scheduler loop,
+      long arrivalNanos, Seat seat) {
+    this.rt = rt;
+    this.outcomes = rt.outcomes();
+    this.requestId = requestId;
+    this.clientRequestId = clientRequestId == null || clientRequestId.isEmpty() ? null : clientRequestId;
+    this.loop = loop;
+    this.arrivalNanos = arrivalNanos;
+    this.seat = seat;
+  }
+
+  @Override
+  public String requestId() {
+    return requestId;
+  }
+
+  @Override
+  public Scheduler loop() {
+    return loop;
+  }
+
+  @Override
+  public long arrivalNanos() {
+    return arrivalNanos;
+  }
+
+  @Nullable String clientRequestId() {
+    return clientRequestId;
+  }
+
+  Seat seat() {
+    return seat;
+  }
+
+  @Override
+  public @Nullable RouterError refusal() {
+    Seat.Refusal refusal = seat.refusal();
+    return refusal == null ? null : AdmissionErrors.refusal(refusal, rt.admission().limits());
+  }
+
+  /** Records the refusal; called once, by admission, when the seat was refused. */
+  void recordRefusal() {
+    Seat.Refusal refusal = seat.refusal();
+    if (refusal == null || !settle()) {
+      return;
+    }
+    end(outcome(Terminal.REJECTED)
+        .reason(refusal == Seat.Refusal.DRAINING ? "not_ready" : "inflight_limit")
+        .error(refusal()));
+  }
+
+  @Override
+  public void invalid(RouterError error) {
+    if (settle()) {
+      seat.release();
+      end(outcome(Terminal.INVALID).error(error));
+    }
+  }
+
+  @Override
+  public void abandon() {
+    if (settle()) {
+      seat.release();
+      end(outcome(Terminal.CANCELLED).cancelledPhase("request"));
+    }
+  }
+
+  /** A lifecycle takes the ticket over; false when it has already ended (refused or recorded). */
+  boolean handOver() {
+    return settle();
+  }
+
+  /** The outcome builder with this request's identity and timing filled in. */
+  RequestOutcome.Builder outcome(Terminal terminal) {
+    long now = loop.nanoTime();
+    return RequestOutcome.builder(requestId, terminal)
+        .clientRid(clientRequestId)
+        .arrived(rt.arrivalEpochSeconds(arrivalNanos, now))
+        .timing(seat.queueWaitNanos(now), null, now - arrivalNanos, 0);
+  }
+
+  private boolean settle() {
+    if (settled) {
+      return false;
+    }
+    settled = true;
+    return true;
+  }
+
+  private void end(RequestOutcome.Builder outcome) {
+    outcomes.record(outcome.build());
+  }
+}

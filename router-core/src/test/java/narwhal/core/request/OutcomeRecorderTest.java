@@ -1,0 +1,59 @@
+package narwhal.core.request;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.codahale.metrics.MetricRegistry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import narwhal.config.SloConfig;
+import narwhal.core.api.RouterError;
+import narwhal.core.journal.Journal;
+import narwhal.core.metrics.RouterMetrics;
+import narwhal.core.metrics.SeriesName;
+import narwhal.core.outcome.RequestOutcome;
+import narwhal.core.outcome.Terminal;
+import org.junit.jupiter.api.Test;
+
+/** One outcome, written three ways: the journal row, the metrics, and one structured log line. */
+class OutcomeRecorderTest {
+
+  private final List<Map<String, Object>> rows = new ArrayList<>();
+  private final MetricRegistry registry = new MetricRegistry();
+  private final OutcomeRecorder recorder = new OutcomeRecorder("run-1", new Journal() {
+    @Override
+    public void record(Map<String, Object> row) {
+      rows.add(row);
+    }
+
+    @Override
+    public void close() {}
+  }, new RouterMetrics(registry, SloConfig.of(1.0, 0.05)));
+
+  @Test
+  void record_writesTheRowWithTheRunId_andCountsTheOutcome() {
+    recorder.record(RequestOutcome.builder("r1", Terminal.EXPIRED).reason("queue_timeout")
+        .error(RouterError.of(504, "queue_expired", null, "no seat")).build());
+
+    assertThat(rows).singleElement().satisfies(row -> assertThat(row)
+        .containsEntry("run", "run-1").containsEntry("rid", "r1").containsEntry("terminal", "expired")
+        .containsEntry("reason", "queue_timeout").containsEntry("status", 504)
+        .containsEntry("error_type", "queue_expired"));
+    assertThat(registry.counter(SeriesName.of("narwhal_expired_total", "reason", "queue_timeout")).getCount())
+        .isEqualTo(1);
+  }
+
+  @Test
+  void logLine_isKeyValuePairsOfTheSetScalars_withTheRequestIdFirst() {
+    RequestOutcome outcome = RequestOutcome.builder("abc", Terminal.FAILED).reason("engine_error")
+        .error(RouterError.of(502, "decode", "engine_error", "Upstream request failed"))
+        .placement("p0", "d1").attempts(1, 1, List.of(Map.of("iid", "d1"))).build();
+
+    String line = OutcomeRecorder.logLine(outcome.journalRow("run-1"));
+
+    assertThat(line).startsWith("run=run-1 rid=abc ")
+        .contains(" terminal=failed reason=engine_error status=502 error_type=decode error_code=engine_error ")
+        .contains(" prefill_iid=p0 decode_iid=d1 crossed=true ")
+        .doesNotContain("attempt_failures").doesNotContain("null").doesNotContain("kind=");
+  }
+}

@@ -1,0 +1,21 @@
+package narwhal.grpc;
+
+import io.grpc.Deadline;
+import narwhal.core.time.Scheduler;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the front-end knew when a call arrived.
+ *
+ * @param loop the call's scheduler: its state, its sink calls and its engine legs run here
+ * @param arrivalNanos {@code loop.nanoTime()} when the call's headers arrived
+ * @param deadline the client's gRPC deadline, or null
+ * @param deadlineNanos the same deadline on {@code loop.nanoTime()}, or null
+ * @param clientRequestId the client's {@code x-request-id} header, or null
+ */
+record CallStart(
+    Scheduler loop,
+    long arrivalNanos,
+    @Nullable Deadline deadline,
+    @Nullable Long deadlineNanos,
+    @Nullable String clientRequestId) {}

@@ -1,0 +1,325 @@
+package narwhal.grpc;
+
+import io.grpc.Deadline;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.Status;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import narwhal.core.api.ClientErrors;
+import narwhal.core.api.ClientSink;
+import narwhal.core.api.CompletionService;
+import narwhal.core.api.InvalidRequestException;
+import narwhal.core.api.RequestHandle;
+import narwhal.core.api.ResponseStart;
+import narwhal.core.api.RouterError;
+import narwhal.core.api.ServedModel;
+import narwhal.openai.StructuredRequests;
+import narwhal.proto.v1.CompletionRequest;
+import narwhal.proto.v1.Route;
+import narwhal.proto.v1.StreamEvent;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One {@code StreamCompletion} or {@code Complete} call: the gRPC listener for the call's single
+ * request message and the {@link ClientSink} the core delivers the outcome to. Subclasses decide
+ * how the outcome is written (a stream of events, or one assembled message); this class validates
+ * and submits the request and enforces the sink contract around them.
+ *
+ * <p>Threading: gRPC callbacks may arrive on the transport's thread and hop to the call's loop;
+ * everything else (the sink, every {@link ServerCall} method after {@code startCall}) runs on the
+ * loop, which serialises the call as {@link ServerCall} requires. When gRPC and the engine
+ * transport share event loops the two threads are the same and nothing hops.
+ *
+ * <ul>
+ *   <li>Calls the core makes while {@code submit} is still running are replayed once it returns,
+ *       so the request id is always known to the response.
+ *   <li>Nothing is written after the call was closed or cancelled.
+ *   <li>The handle is cancelled at most once: when the client cancels (or its deadline passes)
+ *       with the outcome still open, or when the front-end gives up on the response itself.
+ * </ul>
+ */
+abstract class CompletionCall<R> extends ServerCall.Listener<CompletionRequest> implements ClientSink {
+
+  private static final Logger log = LoggerFactory.getLogger(CompletionCall.class);
+  /** A cancel this close to the client's deadline is taken for the deadline itself. */
+  private static final long DEADLINE_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+  protected final ServerCall<CompletionRequest, R> call;
+  protected final CallStart start;
+  private final CompletionService service;
+  private final long maxRequestBytes;
+  private final OpenCalls openCalls;
+  private @Nullable CompletionRequest received;
+  private Route route = Route.ROUTE_UNSPECIFIED;
+  private @Nullable RequestHandle handle;
+  private @Nullable List<Runnable> deferred;
+  private boolean submitting;
+  private boolean begun;
+  private boolean terminal;
+  private boolean cancelled;
+
+  CompletionCall(ServerCall<CompletionRequest, R> call, CallStart start, CompletionService service,
+      long maxRequestBytes, OpenCalls openCalls) {
+    this.call = call;
+    this.start = start;
+    this.service = service;
+    this.maxRequestBytes = maxRequestBytes;
+    this.openCalls = openCalls;
+    openCalls.add(this);
+  }
+
+  /** Whether the core streams to the client (StreamCompletion) or the answer is assembled. */
+  protected abstract boolean streaming();
+
+  protected abstract void started(ResponseStart start);
+
+  protected abstract void event(StreamEvent event);
+
+  protected abstract void completed();
+
+  protected abstract void failed(RouterError error);
+
+  // ---- gRPC listener: the transport's thread ----
+
+  @Override
+  public final void onMessage(CompletionRequest message) {
+    start.loop().runInLoop(() -> {
+      if (received != null) {
+        // Both methods take exactly one request; a client library never sends two.
+        close(Status.INTERNAL.withDescription("more than one request message on a unary-request method"),
+            new Metadata());
+        return;
+      }
+      received = message;
+    });
+  }
+
+  @Override
+  public final void onHalfClose() {
+    start.loop().runInLoop(this::begin);
+  }
+
+  @Override
+  public final void onCancel() {
+    // A cancel at the client's deadline (gRPC's own timer, or the client's RST_STREAM a moment
+    // ahead of it) waits for the deadline to pass on the loop: the core's deadline, never later,
+    // fires first and ends the request as expired, a 504 measured as one, not as a disconnect.
+    Deadline deadline = start.deadline();
+    long remaining = deadline == null ? Long.MAX_VALUE : deadline.timeRemaining(TimeUnit.NANOSECONDS);
+    if (remaining <= DEADLINE_SLACK_NANOS) {
+      start.loop().schedule(this::clientGone, Math.max(0, remaining), TimeUnit.NANOSECONDS);
+    } else {
+      start.loop().runInLoop(this::clientGone);
+    }
+  }
+
+  @Override
+  public final void onReady() {
+    start.loop().runInLoop(() -> {
+      if (!terminal && handle != null) {
+        handle.clientWritable();
+      }
+    });
+  }
+
+  // ---- the request ----
+
+  private void begin() {
+    if (terminal || begun) {
+      return;
+    }
+    begun = true;
+    CompletionRequest message = received;
+    if (message == null) {
+      close(Status.INTERNAL.withDescription("half-closed without a request message"), new Metadata());
+      return;
+    }
+    received = null;
+    CompletionRequest request;
+    try {
+      request = admit(message);
+    } catch (InvalidRequestException e) {
+      // Recorded by the core (journal "invalid", metrics) as the HTTP front-end's refusals are.
+      service.rejectInvalid(start.loop(), start.arrivalNanos(), clientRequestId(message), e.error());
+      respondError(e.error());
+      return;
+    }
+    route = request.getRoute();
+    submit(request);
+  }
+
+  /** The HTTP front-end's checks, in its order: size (413), validation (400), model (404). */
+  private CompletionRequest admit(CompletionRequest message) throws InvalidRequestException {
+    if (message.getSerializedSize() > maxRequestBytes) {
+      throw new InvalidRequestException(ClientErrors.requestTooLarge(maxRequestBytes));
+    }
+    CompletionRequest.Builder shaped = message.toBuilder()
+        // The method, not a field, says whether the client reads a stream.
+        .setStream(streaming())
+        .removeExtraFields("stream");
+    String clientRequestId = clientRequestId(message);
+    if (clientRequestId != null) {
+      shaped.setClientRequestId(clientRequestId);
+    }
+    CompletionRequest valid = StructuredRequests.validate(shaped.build());
+    return ServedModel.pin(valid, service.model());
+  }
+
+  /** The client's id for the request: the message's field, else its {@code x-request-id} header. */
+  private @Nullable String clientRequestId(CompletionRequest message) {
+    return message.getClientRequestId().isEmpty() ? start.clientRequestId() : message.getClientRequestId();
+  }
+
+  private void submit(CompletionRequest request) {
+    submitting = true;
+    try {
+      Long deadlineNanos = start.deadlineNanos();
+      handle = deadlineNanos == null
+          ? service.submit(request, this, start.loop(), start.arrivalNanos())
+          : service.submit(request, this, start.loop(), start.arrivalNanos(), deadlineNanos);
+    } catch (RuntimeException e) {
+      log.error("CompletionService.submit failed", e);
+      deferred = null;
+      close(Status.INTERNAL.withDescription("internal router error"), new Metadata());
+      return;
+    } finally {
+      submitting = false;
+    }
+    List<Runnable> early = deferred;
+    deferred = null;
+    if (early != null) {
+      early.forEach(Runnable::run);
+    }
+  }
+
+  /** The client went away (cancelled, deadline, connection lost): cancel unless already closed. */
+  private void clientGone() {
+    if (!terminal) {
+      markTerminal();
+      cancelHandle();
+    }
+  }
+
+  /** The server is shutting down: end the call UNAVAILABLE, so the client retries elsewhere. */
+  final void shutDown() {
+    start.loop().runInLoop(() -> {
+      if (!terminal) {
+        cancelHandle();
+        close(Status.UNAVAILABLE.withDescription("the router is shutting down: retry the request"),
+            GrpcErrors.requestTrailers(requestId()));
+      }
+    });
+  }
+
+  // ---- ClientSink: the core, on the loop ----
+
+  @Override
+  public final void onStart(ResponseStart responseStart) {
+    if (accept(() -> onStart(responseStart))) {
+      started(responseStart);
+    }
+  }
+
+  @Override
+  public final void onEvent(StreamEvent event) {
+    if (accept(() -> onEvent(event)) && (event.hasToken() || event.hasMetadata())) {
+      event(event);
+    }
+  }
+
+  @Override
+  public final void onComplete() {
+    if (accept(this::onComplete)) {
+      completed();
+    }
+  }
+
+  @Override
+  public final void onError(RouterError error) {
+    if (accept(() -> onError(error))) {
+      failed(error);
+    }
+  }
+
+  // ---- for subclasses ----
+
+  /** The router's id for the request, once submitted. */
+  protected final @Nullable String requestId() {
+    return handle == null ? null : handle.requestId();
+  }
+
+  /** The validated request's route (completions or chat). */
+  protected final Route route() {
+    return route;
+  }
+
+  protected final boolean isTerminal() {
+    return terminal;
+  }
+
+  /** Response headers: the router's request id, as HTTP's {@code x-request-id}. */
+  protected final Metadata headers(ResponseStart responseStart) {
+    String rid = requestId();
+    return GrpcErrors.requestTrailers(rid != null ? rid : responseStart.requestId());
+  }
+
+  /** Ends the call with {@code error}'s mapped status, description and trailers. */
+  protected final void respondError(RouterError error) {
+    close(GrpcErrors.status(error), GrpcErrors.trailers(error, requestId()));
+  }
+
+  /** Ends the call; nothing more is written. */
+  protected final void close(Status status, Metadata trailers) {
+    if (terminal) {
+      return;
+    }
+    markTerminal();
+    try {
+      call.close(status, trailers);
+    } catch (RuntimeException e) {
+      // A call the transport already closed; nothing is left to tell the client.
+      log.debug("closing call failed", e);
+    }
+  }
+
+  /** The front-end abandons an outcome the core is still producing. */
+  protected final void cancelHandle() {
+    if (!cancelled && handle != null) {
+      cancelled = true;
+      handle.cancel();
+    }
+  }
+
+  /**
+   * The front-end answers the client with {@code error} itself (e.g. an answer over the size
+   * limit): the core stops the request and journals it as failed with {@code reason}.
+   */
+  protected final void abortHandle(RouterError error, String reason) {
+    if (!cancelled && handle != null) {
+      cancelled = true;
+      handle.abort(error, reason);
+    }
+  }
+
+  private void markTerminal() {
+    terminal = true;
+    openCalls.remove(this);
+  }
+
+  /** True when the call should run now; defers it while {@code submit} is on the stack. */
+  private boolean accept(Runnable replay) {
+    assert start.loop().inLoop() : "ClientSink called off the call's loop";
+    if (submitting) {
+      if (deferred == null) {
+        deferred = new ArrayList<>();
+      }
+      deferred.add(replay);
+      return false;
+    }
+    return !terminal;
+  }
+}

@@ -1,0 +1,131 @@
+package narwhal.grpc;
+
+import io.grpc.Server;
+import io.grpc.netty.NettyServerBuilder;
+import io.grpc.protobuf.services.HealthStatusManager;
+import io.grpc.protobuf.services.ProtoReflectionServiceV1;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.EventExecutor;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import narwhal.core.api.CompletionService;
+import narwhal.engine.http.EventLoopScheduler;
+
+/**
+ * The gRPC front-end: {@code narwhal.v1.Router} over a {@link CompletionService}, with
+ * {@code grpc.health.v1.Health} (SERVING while the router is ready) and server reflection (v1 and
+ * v1alpha, for older tools), on Netty.
+ *
+ * <p>The server runs on the caller's event loop groups, which HTTP and the engine transport may
+ * share: each call runs on the event loop it arrived on, and so do its engine connections. Handlers
+ * never block, so they run on the transport thread (no executor hop). See docs/grpc-api.md.
+ *
+ * <p>The event loop groups belong to the caller and are not shut down by {@link #close()}.
+ */
+public final class GrpcFrontEnd implements AutoCloseable {
+
+  private final Server server;
+  private final ReadinessReporter readiness;
+  private final EventLoopGroup workerGroup;
+  private final OpenCalls openCalls;
+
+  private GrpcFrontEnd(Server server, ReadinessReporter readiness, EventLoopGroup workerGroup, OpenCalls openCalls) {
+    this.server = server;
+    this.readiness = readiness;
+    this.workerGroup = workerGroup;
+    this.openCalls = openCalls;
+  }
+
+  /** Binds and starts serving on NIO channels; returns once the socket is bound. */
+  public static GrpcFrontEnd start(GrpcFrontEndOptions options, CompletionService service,
+      EventLoopGroup bossGroup, EventLoopGroup workerGroup) {
+    return start(options, service, bossGroup, workerGroup, NioServerSocketChannel.class, Clock.systemUTC());
+  }
+
+  /**
+   * As {@link #start(GrpcFrontEndOptions, CompletionService, EventLoopGroup, EventLoopGroup)}, for
+   * groups of another transport, whose server channel type is given.
+   *
+   * @throws UncheckedIOException the bind failure (e.g. the port is taken)
+   */
+  public static GrpcFrontEnd start(GrpcFrontEndOptions options, CompletionService service,
+      EventLoopGroup bossGroup, EventLoopGroup workerGroup, Class<? extends ServerChannel> serverChannelType,
+      Clock clock) {
+    Objects.requireNonNull(options, "options");
+    Objects.requireNonNull(service, "service");
+    HealthStatusManager health = new HealthStatusManager();
+    ReadinessReporter readiness = new ReadinessReporter(service, health,
+        EventLoopScheduler.of(workerGroup.next()), options.readinessPoll().toNanos());
+    readiness.start();
+    OpenCalls openCalls = new OpenCalls();
+    Server server = NettyServerBuilder.forAddress(new InetSocketAddress(options.host(), options.port()))
+        .bossEventLoopGroup(bossGroup)
+        .workerEventLoopGroup(workerGroup)
+        .channelType(serverChannelType)
+        .directExecutor()
+        .maxInboundMessageSize(options.transportMessageLimit())
+        .addService(RouterService.definition(service, LoopPicker.of(workerGroup), options,
+            clock.instant().getEpochSecond(), openCalls))
+        .addService(health.getHealthService())
+        .addService(ProtoReflectionServiceV1.newInstance())
+        .addService(v1alphaReflection())
+        .build();
+    try {
+      server.start();
+    } catch (IOException e) {
+      readiness.close();
+      throw new UncheckedIOException("cannot serve gRPC on " + options.host() + ":" + options.port(), e);
+    }
+    return new GrpcFrontEnd(server, readiness, workerGroup, openCalls);
+  }
+
+  /** grpcurl and other tools before reflection v1 only speak v1alpha. */
+  @SuppressWarnings("deprecation")
+  private static io.grpc.BindableService v1alphaReflection() {
+    return io.grpc.protobuf.services.ProtoReflectionService.newInstance();
+  }
+
+  /** The bound port (the ephemeral one when the options asked for port 0). */
+  public int port() {
+    return server.getPort();
+  }
+
+  /**
+   * Stops accepting, and ends every call in flight UNAVAILABLE ("retry") after cancelling its
+   * request (the core releases it as a client disconnect); health reads NOT_SERVING first. Waits
+   * briefly for the calls to end unless called from an event loop.
+   */
+  @Override
+  public void close() {
+    readiness.close();
+    server.shutdown();
+    openCalls.shutDownAll();
+    if (onWorkerLoop()) {
+      server.shutdownNow(); // the calls end on this very loop, after this task
+      return;
+    }
+    try {
+      if (!server.awaitTermination(2, TimeUnit.SECONDS)) {
+        server.shutdownNow().awaitTermination(3, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      server.shutdownNow();
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private boolean onWorkerLoop() {
+    for (EventExecutor executor : workerGroup) {
+      if (executor.inEventLoop()) {
+        return true;
+      }
+    }
+    return false;
+  }
+}

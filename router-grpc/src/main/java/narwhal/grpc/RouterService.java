@@ -1,0 +1,78 @@
+package narwhal.grpc;
+
+import io.grpc.Context;
+import io.grpc.Deadline;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.stub.ServerCalls;
+import java.util.concurrent.TimeUnit;
+import narwhal.core.api.CompletionService;
+import narwhal.core.time.Scheduler;
+import narwhal.proto.v1.Completion;
+import narwhal.proto.v1.CompletionRequest;
+import narwhal.proto.v1.ListModelsResponse;
+import narwhal.proto.v1.Model;
+import narwhal.proto.v1.RouterGrpc;
+import narwhal.proto.v1.StreamEvent;
+
+/**
+ * {@code narwhal.v1.Router} over a {@link CompletionService}: the front-end only maps between
+ * gRPC and the core; orchestration, failure rules and measurement are the core's, as for HTTP.
+ *
+ * <p>The completion methods are served with {@link ServerCall} directly rather than generated
+ * stubs, for what the stub API hides: response headers at the commit point ({@code x-request-id}),
+ * trailers on success and failure, and {@code isReady}/on-ready for flow control. The service
+ * descriptor is the generated one, so reflection describes it from the published .proto files.
+ */
+final class RouterService {
+
+  private RouterService() {}
+
+  /**
+   * @param picker chooses each call's scheduler (its event loop)
+   * @param startedEpochSeconds the {@code created} of the listed model (the router's start)
+   * @param openCalls where open completion calls are tracked, for shutdown
+   */
+  static ServerServiceDefinition definition(CompletionService service, LoopPicker picker,
+      GrpcFrontEndOptions limits, long startedEpochSeconds, OpenCalls openCalls) {
+    ServerCallHandler<CompletionRequest, StreamEvent> stream = (call, headers) -> {
+      CallStart start = callStart(picker, headers);
+      StreamingCall listener = new StreamingCall(call, start, service, limits.maxRequestBytes(), openCalls);
+      // One message is the whole request; asking for two lets a protocol violation be seen.
+      call.request(2);
+      return listener;
+    };
+    ServerCallHandler<CompletionRequest, Completion> complete = (call, headers) -> {
+      CallStart start = callStart(picker, headers);
+      UnaryCall listener = new UnaryCall(
+          call, start, service, limits.maxRequestBytes(), limits.maxResponseBytes(), openCalls);
+      call.request(2);
+      return listener;
+    };
+    ListModelsResponse models = ListModelsResponse.newBuilder()
+        .addModels(Model.newBuilder().setId(service.model()).setOwnedBy("narwhal").setCreated(startedEpochSeconds))
+        .build();
+    return ServerServiceDefinition.builder(RouterGrpc.getServiceDescriptor())
+        .addMethod(RouterGrpc.getStreamCompletionMethod(), stream)
+        .addMethod(RouterGrpc.getCompleteMethod(), complete)
+        .addMethod(RouterGrpc.getListModelsMethod(), ServerCalls.asyncUnaryCall((request, observer) -> {
+          observer.onNext(models);
+          observer.onCompleted();
+        }))
+        .build();
+  }
+
+  /**
+   * Runs in {@code startCall}, inside the call's {@link Context}. Arrival is read before the
+   * deadline's remaining time, so the core's deadline is never later than gRPC's own.
+   */
+  private static CallStart callStart(LoopPicker picker, Metadata headers) {
+    Scheduler loop = picker.pick();
+    long arrivalNanos = loop.nanoTime();
+    Deadline deadline = Context.current().getDeadline();
+    Long deadlineNanos = deadline == null ? null : arrivalNanos + deadline.timeRemaining(TimeUnit.NANOSECONDS);
+    return new CallStart(loop, arrivalNanos, deadline, deadlineNanos, headers.get(GrpcErrors.REQUEST_ID));
+  }
+}

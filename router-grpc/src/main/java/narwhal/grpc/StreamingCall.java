@@ -1,0 +1,83 @@
+package narwhal.grpc;
+
+import io.grpc.ServerCall;
+import io.grpc.Status;
+import narwhal.core.api.ClientErrors;
+import narwhal.core.api.CompletionService;
+import narwhal.core.api.ResponseStart;
+import narwhal.core.api.RouterError;
+import narwhal.proto.v1.CompletionRequest;
+import narwhal.proto.v1.StreamDone;
+import narwhal.proto.v1.StreamEvent;
+
+/**
+ * {@code StreamCompletion}: the engine's events relayed as {@link StreamEvent} messages.
+ *
+ * <p>Commit rule, as over HTTP: nothing is sent before the core reports the first token, so a
+ * failure before it closes the call with its own status and no message. Once committed (response
+ * headers with {@code x-request-id}, then the held metadata and the tokens) the stream ends with
+ * one {@code done} event and OK, or with exactly one {@code error} event and the error's status,
+ * so no client mistakes a failed stream for a complete one.
+ *
+ * <p>Flow control: the core asks {@link #isWritable()} after each event, which is gRPC's
+ * {@code isReady()}; when it turns false the core stops reading from the engine until the
+ * client's on-ready callback ({@link CompletionCall#onReady()}) resumes it. At most one event
+ * beyond the transport's window is ever queued.
+ */
+final class StreamingCall extends CompletionCall<StreamEvent> {
+
+  private static final StreamEvent DONE =
+      StreamEvent.newBuilder().setDone(StreamDone.getDefaultInstance()).build();
+
+  private boolean committed;
+
+  StreamingCall(ServerCall<CompletionRequest, StreamEvent> call, CallStart start, CompletionService service,
+      long maxRequestBytes, OpenCalls openCalls) {
+    super(call, start, service, maxRequestBytes, openCalls);
+  }
+
+  @Override
+  protected boolean streaming() {
+    return true;
+  }
+
+  @Override
+  public boolean isWritable() {
+    return isTerminal() || call.isReady();
+  }
+
+  @Override
+  protected void started(ResponseStart responseStart) {
+    if (committed) {
+      return;
+    }
+    committed = true;
+    call.sendHeaders(headers(responseStart));
+  }
+
+  @Override
+  protected void event(StreamEvent event) {
+    if (committed) {
+      // The core commits before relaying; an event ahead of onStart has nowhere to go.
+      call.sendMessage(event);
+    }
+  }
+
+  @Override
+  protected void completed() {
+    if (!committed) {
+      respondError(ClientErrors.noTokenArrived());
+      return;
+    }
+    call.sendMessage(DONE);
+    close(Status.OK, GrpcErrors.requestTrailers(requestId()));
+  }
+
+  @Override
+  protected void failed(RouterError error) {
+    if (committed) {
+      call.sendMessage(GrpcErrors.event(error));
+    }
+    respondError(error);
+  }
+}

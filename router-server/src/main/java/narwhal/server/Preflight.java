@@ -1,0 +1,157 @@
+package narwhal.server;
+
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import narwhal.config.EngineSpec;
+import narwhal.config.FleetConfig;
+import narwhal.core.checks.CheckResult;
+import narwhal.core.checks.EngineChecks;
+import narwhal.core.time.Scheduler;
+import narwhal.engine.http.EventLoopScheduler;
+import narwhal.engine.http.NettyEngineTransport;
+import narwhal.engines.spi.EngineDialects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Preflight: every engine is reached, serves the model, matches the pinned contract and generates;
+ * then every role-permitted KV transfer (each prefill-capable engine to each decode-capable
+ * engine, an engine never to itself) is probed. {@code narwhal check} prints it; {@code narwhal
+ * serve} runs it before serving.
+ *
+ * <p>Blocks the calling thread (a command's main thread, never an event loop) until every check
+ * has finished; each check is bounded by the fleet's own timeouts.
+ */
+public final class Preflight {
+
+  /** What {@code narwhal serve} does with a failing preflight ({@code --preflight=...}). */
+  public enum Mode {
+    /** Refuse to serve (the default). */
+    ENFORCE,
+    /** Print the failures and serve anyway. */
+    WARN,
+    /** Skip preflight. */
+    OFF;
+
+    static Mode parse(String text) {
+      try {
+        return valueOf(text.toUpperCase(Locale.ROOT));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("--preflight must be enforce, warn or off, got '" + text + "'");
+      }
+    }
+  }
+
+  /** Head-room beyond the checks' own timers before a wait is declared stuck (a bug, not an engine fault). */
+  private static final long SLACK_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+  private Preflight() {}
+
+  /** Runs preflight on an event loop group of its own, shut down before returning. */
+  public static PreflightReport run(FleetConfig config) {
+    EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    try {
+      return run(config, group);
+    } finally {
+      group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+  }
+
+  /** Runs preflight with engine connections on {@code group} (not shut down here). */
+  public static PreflightReport run(FleetConfig config, EventLoopGroup group) {
+    try (NettyEngineTransport transport = new NettyEngineTransport(group)) {
+      EngineChecks checks = new EngineChecks(config, transport, EngineDialects.discover());
+      Scheduler loop = EventLoopScheduler.of((EventLoop) group.next());
+      Map<String, CompletableFuture<CheckResult>> engineChecks = new LinkedHashMap<>();
+      for (EngineSpec engine : config.engines()) {
+        engineChecks.put(engine.iid(), checks.engine(engine, loop));
+      }
+      long engineBound = 3 * seconds(config.engine().healthTimeoutS()) + 2 * seconds(config.engine().firstTokenTimeoutS());
+      Map<String, CheckResult> engineResults = new LinkedHashMap<>();
+      engineChecks.forEach((iid, future) -> engineResults.put(iid, await(future, engineBound)));
+
+      List<PendingPair> pairs = new ArrayList<>();
+      for (EngineSpec producer : config.engines()) {
+        for (EngineSpec consumer : config.engines()) {
+          if (!producer.canPrefill() || !consumer.canDecode() || producer.iid().equals(consumer.iid())) {
+            continue;
+          }
+          String subject = EngineChecks.pair(producer, consumer);
+          String skip = skipReason(engineResults.get(producer.iid()), engineResults.get(consumer.iid()));
+          pairs.add(new PendingPair(subject, skip == null ? checks.kvTransfer(producer, consumer, loop) : null, skip));
+        }
+      }
+      long pairBound = 2 * seconds(config.engine().firstTokenTimeoutS());
+      List<PreflightReport.Pair> transfers = new ArrayList<>();
+      for (PendingPair p : pairs) {
+        transfers.add(new PreflightReport.Pair(p.subject, p.future == null ? null : await(p.future, pairBound), p.skip));
+      }
+      return new PreflightReport(List.copyOf(engineResults.values()), transfers);
+    }
+  }
+
+  /**
+   * {@code narwhal serve}'s gate: runs preflight unless {@code mode} is off, prints the report to
+   * {@code out}, and says whether serving may go ahead.
+   */
+  static boolean gate(FleetConfig config, Mode mode, PrintStream out, String command) {
+    if (mode == Mode.OFF) {
+      out.println(command + ": preflight skipped (--preflight=off)");
+      return true;
+    }
+    PreflightReport report = run(config);
+    report.print(out);
+    if (report.passed()) {
+      return true;
+    }
+    if (mode == Mode.WARN) {
+      out.println(command + ": serving despite the failed preflight (--preflight=warn)");
+      return true;
+    }
+    out.println(command + ": refusing to serve a fleet that fails preflight; fix the lines marked FAIL "
+        + "(narwhal check --fleet FILE re-runs the checks), or pass --preflight=warn to serve anyway");
+    return false;
+  }
+
+  private record PendingPair(
+      String subject, @Nullable CompletableFuture<CheckResult> future, @Nullable String skip) {}
+
+  private static @Nullable String skipReason(CheckResult producer, CheckResult consumer) {
+    if (!producer.passed() && !consumer.passed()) {
+      return producer.subject() + " and " + consumer.subject() + " failed their engine checks";
+    }
+    if (!producer.passed()) {
+      return producer.subject() + " failed its engine checks";
+    }
+    if (!consumer.passed()) {
+      return consumer.subject() + " failed its engine checks";
+    }
+    return null;
+  }
+
+  private static CheckResult await(CompletableFuture<CheckResult> future, long boundNanos) {
+    try {
+      return future.get(boundNanos + SLACK_NANOS, TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("preflight interrupted", e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("preflight check did not finish: " + e, e);
+    }
+  }
+
+  private static long seconds(double s) {
+    return Math.round(s * 1e9);
+  }
+}
