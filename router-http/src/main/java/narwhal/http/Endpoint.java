@@ -11,7 +11,8 @@ enum Endpoint {
   MODELS("/v1/models", HttpMethod.GET, null),
   HEALTH("/health", HttpMethod.GET, null),
   READY("/ready", HttpMethod.GET, null),
-  METRICS("/metrics", HttpMethod.GET, null);
+  METRICS("/metrics", HttpMethod.GET, null),
+  STATE("/narwhal/state", HttpMethod.GET, null);
 
   final String path;
   final HttpMethod method;

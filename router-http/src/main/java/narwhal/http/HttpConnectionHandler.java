@@ -19,6 +19,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
+import java.util.Map;
 import narwhal.core.api.AdmissionTicket;
 import narwhal.core.api.CompletionService;
 import narwhal.core.api.InvalidRequestException;
@@ -334,10 +335,16 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
       case METRICS:
         return metricsResponse();
       case READY:
-        return service.ready()
+        String notReady = service.notReadyReason();
+        return notReady == null
             ? Responses.json(HttpResponseStatus.OK, body.put("status", "ready"))
-            : Responses.json(
-                HttpResponseStatus.SERVICE_UNAVAILABLE, body.put("status", "not ready"));
+            : Responses.json(HttpResponseStatus.SERVICE_UNAVAILABLE,
+                body.put("status", "not ready").put("reason", notReady));
+      case STATE:
+        Map<String, Object> state = service.stateDocument(scheduler());
+        return state == null
+            ? Responses.error(Responses.notFound("GET", Endpoint.STATE.path), null)
+            : Responses.json(HttpResponseStatus.OK, Json.mapper().valueToTree(state));
       default:
         throw new IllegalArgumentException("not informational: " + endpoint);
     }

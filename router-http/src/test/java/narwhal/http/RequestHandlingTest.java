@@ -173,7 +173,8 @@ class RequestHandlingTest extends FrontEndTestSupport {
     service.ready(false);
     var notReady = get("/ready");
     assertThat(notReady.statusCode()).isEqualTo(503);
-    assertThat(json(notReady.body())).isEqualTo(json("{\"status\":\"not ready\"}"));
+    assertThat(json(notReady.body())).isEqualTo(json(
+        "{\"status\":\"not ready\",\"reason\":\"no decode-capable engine in placement (d0 ejected (liveness))\"}"));
   }
 
   @Test

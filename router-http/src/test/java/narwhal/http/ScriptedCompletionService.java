@@ -90,6 +90,11 @@ final class ScriptedCompletionService implements CompletionService {
   }
 
   @Override
+  public @Nullable String notReadyReason() {
+    return ready ? null : "no decode-capable engine in placement (d0 ejected (liveness))";
+  }
+
+  @Override
   public boolean ready() {
     return ready;
   }

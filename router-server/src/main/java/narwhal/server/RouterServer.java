@@ -1,9 +1,9 @@
 package narwhal.server;
 
 import io.netty.channel.EventLoopGroup;
-import io.netty.util.concurrent.EventExecutor;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.util.concurrent.EventExecutor;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -17,10 +17,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import narwhal.config.FleetConfig;
 import narwhal.core.checks.EngineChecks;
 import narwhal.core.fleet.Fleet;
+import narwhal.core.health.HealthEvents;
 import narwhal.core.health.HealthMonitor;
 import narwhal.core.health.JournalHealthEvents;
+import narwhal.core.health.MetricsHealthEvents;
 import narwhal.core.journal.Journal;
 import narwhal.core.journal.JsonlJournal;
+import narwhal.core.metrics.RouterMetrics;
 import narwhal.core.metrics.Telemetry;
 import narwhal.core.request.DisaggregatedRouter;
 import narwhal.engine.http.EventLoopScheduler;
@@ -136,10 +139,12 @@ public final class RouterServer implements AutoCloseable {
     Fleet fleet = new Fleet(config.engines());
     EngineClient engines = new EngineClient(transport, dialects);
     // The breaker's ticks and probes run on one event loop of the shared group.
+    RouterMetrics metrics = new RouterMetrics(telemetry.registry(), config.slo());
     HealthMonitor health = new HealthMonitor(config, fleet, new EngineChecks(config, transport, dialects, engines),
-        EventLoopScheduler.of(workers.next()), new JournalHealthEvents(journal, Clock.systemUTC()));
+        EventLoopScheduler.of(workers.next()),
+        HealthEvents.both(new JournalHealthEvents(journal, Clock.systemUTC()), new MetricsHealthEvents(metrics)));
     DisaggregatedRouter router = new DisaggregatedRouter(
-        config, fleet, engines, journal, Clock.systemUTC(), new SplittableRandom(), health, telemetry);
+        config, fleet, engines, journal, Clock.systemUTC(), new SplittableRandom(), health, telemetry, metrics);
     HttpFrontEndOptions options = new HttpFrontEndOptions(
         host, port, config.serving().maxRequestBytes(), config.serving().maxResponseBytes());
     HttpFrontEnd http;

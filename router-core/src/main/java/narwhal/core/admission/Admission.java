@@ -1,6 +1,7 @@
 package narwhal.core.admission;
 
 import java.util.ArrayDeque;
+import java.util.function.BooleanSupplier;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import narwhal.core.time.Scheduler;
@@ -27,6 +28,8 @@ public final class Admission {
   private final CompletableFuture<Void> idle = new CompletableFuture<>();
   private int inFlight;
   private boolean draining;
+  /** True while the breaker holds admission for a whole-wave engine restart. */
+  private volatile BooleanSupplier fleetHeld = () -> false;
 
   public Admission(AdmissionLimits limits) {
     this.limits = limits;
@@ -49,6 +52,9 @@ public final class Admission {
       if (draining) {
         seat.state = Seat.State.REFUSED;
         seat.refusal = Seat.Refusal.DRAINING;
+      } else if (fleetHeld.getAsBoolean()) {
+        seat.state = Seat.State.REFUSED;
+        seat.refusal = Seat.Refusal.FLEET_RESTARTING;
       } else if (inFlight < limits.maxInFlight()) {
         inFlight++;
         seat.state = Seat.State.SEATED;
@@ -67,6 +73,14 @@ public final class Admission {
       }
     }
     return seat;
+  }
+
+  /**
+   * Refuses every new request with {@link Seat.Refusal#FLEET_RESTARTING} while {@code held} is
+   * true (the breaker's whole-wave restart hold); requests already seated or queued carry on.
+   */
+  public void holdWhile(BooleanSupplier held) {
+    this.fleetHeld = held;
   }
 
   /** Stops admitting: every later {@link #acquire} is refused with {@link Seat.Refusal#DRAINING}. */

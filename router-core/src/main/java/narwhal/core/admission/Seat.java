@@ -19,7 +19,12 @@ public final class Seat {
     /** In-flight limit reached and the queue (if any) is full: journal {@code rejected/inflight_limit}. */
     INFLIGHT_LIMIT,
     /** The router is draining for shutdown: journal {@code rejected/not_ready}. */
-    DRAINING
+    DRAINING,
+    /**
+     * A whole-wave engine restart holds admission until every engine is back: journal {@code
+     * rejected/not_ready}.
+     */
+    FLEET_RESTARTING
   }
 
   enum State { QUEUED, SEATED, REFUSED, EXPIRED, RELEASED }

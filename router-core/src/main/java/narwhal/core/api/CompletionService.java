@@ -69,4 +69,17 @@ public interface CompletionService {
 
   /** True when the router admits work (at least one engine per phase is placeable). */
   boolean ready();
+
+  /**
+   * The operator's view for {@code GET /narwhal/state} (schema {@code narwhal.state} v1) as JSON-ready
+   * maps and lists, or null when this service has none. {@code loop} supplies the clock.
+   */
+  default java.util.@Nullable Map<String, Object> stateDocument(Scheduler loop) {
+    return null;
+  }
+
+  /** Why {@link #ready()} is false, for {@code /ready} and the gRPC health service; null when ready. */
+  default @Nullable String notReadyReason() {
+    return ready() ? null : "not ready";
+  }
 }

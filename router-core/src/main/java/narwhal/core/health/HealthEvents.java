@@ -15,4 +15,12 @@ public interface HealthEvents {
   void record(String event, Map<String, Object> fields);
 
   HealthEvents NONE = (event, fields) -> {};
+
+  /** Both sinks, in order (e.g. the journal and the metrics). */
+  static HealthEvents both(HealthEvents first, HealthEvents second) {
+    return (event, fields) -> {
+      first.record(event, fields);
+      second.record(event, fields);
+    };
+  }
 }

@@ -110,6 +110,36 @@ public final class RouterMetrics {
     observe(overhead, o.routerOverheadNanos());
   }
 
+  /**
+   * One breaker decision (see {@code narwhal.core.health.HealthEvents}): {@code
+   * narwhal_engine_events_total{event, iid}}, and for probes {@code narwhal_probes_total{probe,
+   * outcome}}.
+   */
+  public void engineEvent(String event, String iid, @Nullable String probe, @Nullable String outcome) {
+    counter("narwhal_engine_events_total",
+        "Breaker decisions: engine_held, engine_ejected, probe, readmitted, hold_skipped, wave_hold, wave_release.",
+        "event", event, "iid", iid).inc();
+    if (probe != null && outcome != null) {
+      counter("narwhal_probes_total", "Breaker probes by kind (health, liveness, inference, lifecycle) and outcome.",
+          "probe", probe, "outcome", outcome).inc();
+    }
+  }
+
+  /**
+   * The total of one counter family over all its labels, e.g. every {@code narwhal_failed_total}
+   * series, for the state endpoint.
+   */
+  public long total(String familyName) {
+    long sum = 0;
+    for (var entry : registry.getCounters().entrySet()) {
+      String name = entry.getKey();
+      if (name.equals(familyName) || name.startsWith(familyName + "{")) {
+        sum += entry.getValue().getCount();
+      }
+    }
+    return sum;
+  }
+
   /** In-flight, limit and queue-depth gauges over {@code admission}. */
   public void watchAdmission(Admission admission) {
     gauge("narwhal_admission_inflight", "Requests holding an admission seat.", admission::inFlight);

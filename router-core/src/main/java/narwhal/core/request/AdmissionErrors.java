@@ -19,6 +19,9 @@ final class AdmissionErrors {
               + "; retry after the Retry-After delay").withRetryAfter(1);
       case DRAINING -> RouterError.of(503, "draining", "draining",
           "router is shutting down and admits no new requests; retry on another instance").withRetryAfter(1);
+      case FLEET_RESTARTING -> RouterError.of(503, "backend_unavailable", "backend_unavailable",
+          "engines are restarting as one wave (recovery.engine_restart_policy = whole_wave): admission is held "
+              + "until every engine is back in placement; retry after the Retry-After delay").withRetryAfter(1);
     };
   }
 

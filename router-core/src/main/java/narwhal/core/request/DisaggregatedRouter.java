@@ -1,6 +1,7 @@
 package narwhal.core.request;
 
 import java.time.Clock;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.random.RandomGenerator;
@@ -56,10 +57,18 @@ public final class DisaggregatedRouter implements CompletionService {
   public DisaggregatedRouter(
       FleetConfig config, Fleet fleet, EngineClient engines, Journal journal, Clock wallClock,
       RandomGenerator random, EngineHealthTracker health, Telemetry telemetry) {
+    this(config, fleet, engines, journal, wallClock, random, health, telemetry,
+        new RouterMetrics(telemetry.registry(), config.slo()));
+  }
+
+  /** As above, recording into {@code metrics} (shared with the health monitor's event counters). */
+  public DisaggregatedRouter(
+      FleetConfig config, Fleet fleet, EngineClient engines, Journal journal, Clock wallClock,
+      RandomGenerator random, EngineHealthTracker health, Telemetry telemetry, RouterMetrics metrics) {
     RequestSettings settings = RequestSettings.from(config);
     RetryBudget retryBudget = new RetryBudget(config.serving().retryBudget(), config.serving().retryReplenish());
     Admission admission = new Admission(AdmissionLimits.from(config.serving()));
-    RouterMetrics metrics = new RouterMetrics(telemetry.registry(), config.slo());
+    admission.holdWhile(health::admissionHeld);
     metrics.watchAdmission(admission);
     metrics.watchRetryBudget(retryBudget);
     metrics.watchFleet(fleet);
@@ -153,7 +162,38 @@ public final class DisaggregatedRouter implements CompletionService {
 
   @Override
   public boolean ready() {
-    return !rt.admission().isDraining() && rt.fleet().coversBothPhases();
+    return notReadyReason() == null;
+  }
+
+  @Override
+  public @Nullable String notReadyReason() {
+    if (rt.admission().isDraining()) {
+      return "draining: the router is shutting down";
+    }
+    if (rt.health().admissionHeld()) {
+      return "whole-wave engine restart: admission is held until every engine is back (" + outOfPlacement() + ")";
+    }
+    if (rt.fleet().schedulable(true) == 0) {
+      return "no prefill-capable engine in placement (" + outOfPlacement() + ")";
+    }
+    if (rt.fleet().schedulable(false) == 0) {
+      return "no decode-capable engine in placement (" + outOfPlacement() + ")";
+    }
+    return null;
+  }
+
+  @Override
+  public Map<String, Object> stateDocument(Scheduler loop) {
+    return StateDocument.build(rt, this, loop.nanoTime());
+  }
+
+  /** {@code "d0 ejected (connection), d1 held (stream)"}: the engines the breaker keeps out. */
+  private String outOfPlacement() {
+    return rt.fleet().engines().stream()
+        .filter(e -> !e.inPlacement())
+        .map(e -> e.iid() + " " + e.condition().wireName()
+            + (e.conditionCause() == null ? "" : " (" + e.conditionCause() + ")"))
+        .collect(java.util.stream.Collectors.joining(", "));
   }
 
   /** Stops admitting for shutdown: new requests get 503 and {@link #ready()} turns false. */

@@ -72,7 +72,7 @@ final class RequestTicket implements AdmissionTicket {
       return;
     }
     end(outcome(Terminal.REJECTED)
-        .reason(refusal == Seat.Refusal.DRAINING ? "not_ready" : "inflight_limit")
+        .reason(refusal == Seat.Refusal.INFLIGHT_LIMIT ? "inflight_limit" : "not_ready")
         .error(refusal()));
   }
 
