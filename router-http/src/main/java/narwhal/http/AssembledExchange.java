@@ -4,6 +4,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import narwhal.core.api.ResponseStart;
+import narwhal.core.api.ClientErrors;
 import narwhal.core.api.RouterError;
 import narwhal.proto.v1.Route;
 import org.jspecify.annotations.Nullable;
@@ -87,7 +88,6 @@ final class AssembledExchange extends CompletionExchange {
   }
 
   private static RouterError decodeFailure(ResponseAssembler.AssemblyException e) {
-    return RouterError.of(
-        502, "decode", "decode", "Upstream response could not be assembled: " + e.getMessage());
+    return ClientErrors.unassemblable(e.getMessage());
   }
 }

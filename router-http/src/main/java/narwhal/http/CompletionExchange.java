@@ -11,6 +11,7 @@ import narwhal.core.api.ClientSink;
 import narwhal.core.api.CompletionService;
 import narwhal.core.api.RequestHandle;
 import narwhal.core.api.ResponseStart;
+import narwhal.core.api.ClientErrors;
 import narwhal.core.api.RouterError;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.Route;
@@ -140,7 +141,7 @@ abstract class CompletionExchange implements ClientSink {
    */
   protected final void respondNoTokenArrived() {
     respond(Responses.error(
-        RouterError.of(502, "decode", "decode", "stream ended with [DONE] before any token arrived"),
+        ClientErrors.noTokenArrived(),
         requestId()));
   }
 

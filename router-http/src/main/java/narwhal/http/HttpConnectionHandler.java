@@ -21,6 +21,7 @@ import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
 import java.util.Map;
 import narwhal.core.api.AdmissionTicket;
+import narwhal.core.api.ClientErrors;
 import narwhal.core.api.CompletionService;
 import narwhal.core.api.InvalidRequestException;
 import narwhal.core.api.RouterError;
@@ -250,7 +251,7 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
     }
     if (contentLength > options.maxRequestBytes()) {
       // Refused before reading a byte of it; the connection closes since the body may follow.
-      refuseBodyAndClose(Responses.requestTooLarge(options.maxRequestBytes()));
+      refuseBodyAndClose(ClientErrors.requestTooLarge(options.maxRequestBytes()));
       return;
     }
     if (HttpUtil.is100ContinueExpected(request)) {
@@ -271,7 +272,7 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
       }
       if (!body().append(content.content())) {
         body = null;
-        refuseBodyAndClose(Responses.requestTooLarge(options.maxRequestBytes()));
+        refuseBodyAndClose(ClientErrors.requestTooLarge(options.maxRequestBytes()));
         return;
       }
       if (content instanceof LastHttpContent) {

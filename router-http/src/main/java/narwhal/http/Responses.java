@@ -100,24 +100,6 @@ final class Responses {
         "Method " + method + " is not allowed on " + path + "; use " + allowed + ".");
   }
 
-  static RouterError requestTooLarge(long limit) {
-    return RouterError.of(
-        413,
-        "request_too_large",
-        null,
-        "Request body exceeds the limit of " + limit + " bytes (serving.max_request_bytes).");
-  }
-
-  static RouterError modelNotFound(String requested, String served) {
-    return new RouterError(
-        404,
-        "invalid_request_error",
-        "model_not_found",
-        "The model `" + requested + "` does not exist; this router serves `" + served + "`.",
-        "model",
-        null);
-  }
-
   static RouterError malformedHttp(String detail) {
     return RouterError.invalid("Malformed HTTP request: " + detail, null);
   }
