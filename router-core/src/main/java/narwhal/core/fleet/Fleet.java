@@ -16,9 +16,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Placement: among the engines able to run a phase, not excluded for this request, pick the one
  * with the least resident work (ties go to the lowest iid). Decode avoids the producer unless no
- * other decode engine fits. Engines the breaker holds or ejects are skipped; quarantined engines are
- * skipped while another engine covers the role. Thread-safe: counts are atomics and the engine list
- * never changes after construction.
+ * other decode engine fits, and pairs only engines that speak the same dialect. Engines the breaker
+ * holds or ejects are skipped; quarantined engines are skipped while another engine covers the
+ * role. Thread-safe: counts are atomics and the engine list never changes after construction.
  */
 public final class Fleet {
 
@@ -48,8 +48,11 @@ public final class Fleet {
 
   /** The decode engine for {@code producerIid}'s handoff, or null when none is left. */
   public @Nullable EngineState pickDecode(String producerIid, Set<String> excluded, long nowNanos) {
-    Predicate<EngineState> capable =
-        e -> e.spec().role().canDecode() && e.inPlacement() && !excluded.contains(e.iid());
+    EngineState producer = engines.get(producerIid);
+    // A handoff only works between engines that speak the same dialect.
+    String dialect = producer == null ? null : producer.spec().dialect();
+    Predicate<EngineState> capable = e -> e.spec().role().canDecode() && e.inPlacement()
+        && !excluded.contains(e.iid()) && (dialect == null || dialect.equals(e.spec().dialect()));
     EngineState other = pick(capable.and(e -> !e.iid().equals(producerIid)), nowNanos);
     return other != null ? other : pick(capable, nowNanos);
   }

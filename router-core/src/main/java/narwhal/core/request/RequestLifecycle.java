@@ -22,9 +22,12 @@ import narwhal.core.time.Timer;
 import narwhal.engines.client.DecodeCall;
 import narwhal.engines.client.DecodeListener;
 import narwhal.engines.client.Durations;
+import narwhal.engines.client.EngineClient;
 import narwhal.engines.client.EngineFailure;
+import narwhal.engines.client.FailureClass;
 import narwhal.engines.client.Phase;
 import narwhal.engines.connector.PrefillResult;
+import narwhal.engines.spi.HandoffStyle;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.StreamEvent;
 import narwhal.proto.v1.StreamOptions;
@@ -153,6 +156,10 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
       failNoEngine("prefill");
       return;
     }
+    if (rt.engines().handoffStyle(producer.spec()) == HandoffStyle.CONCURRENT) {
+      startConcurrentAttempt();
+      return;
+    }
     // An attempt counts once something is dispatched.
     attempts++;
     state = RequestState.PREFILL;
@@ -205,6 +212,91 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
       // producer's kv_handoff failure and must not be cleared by this success.
       rt.health().prefillSucceeded(producer.iid());
     }
+  }
+
+  /**
+   * A concurrent handoff (e.g. SGLang): the pair is placed up front and both legs carry one
+   * rendezvous and run at once. The decode leg streams to the client as usual; the prefill leg's
+   * answer only confirms the producer's part (and marks {@code ttft_s}). Either leg failing
+   * cancels the other, so no leg outlives its sibling.
+   */
+  private void startConcurrentAttempt() {
+    long now = loop.nanoTime();
+    state = RequestState.DECODE_PLACEMENT;
+    consumer = rt.fleet().pickDecode(producer.iid(), excluded, now);
+    if (consumer == null) {
+      failNoEngine("decode");
+      return;
+    }
+    attempts++;
+    state = RequestState.DECODE;
+    prefillReservation = producer.reservePrefill();
+    decodeReservation = consumer.reserveDecode();
+    int attempt = attempts;
+    timeline.legsDispatchedTogether(now);
+    EngineClient.ConcurrentLegs legs = rt.engines().concurrent(producer.spec(), consumer.spec(), request,
+        decodeRequest(), rt.settings().prefillLimits(), rt.settings().decodeLimits(), loop, this);
+    if (state != RequestState.DECODE) {
+      return; // the rendezvous was refused before anything was sent; onFailure has moved on
+    }
+    decodeCall = legs.decode();
+    prefillCall = legs.prefill();
+    legs.prefill().whenComplete((result, error) -> {
+      if (attempt == attempts && prefillCall == legs.prefill() && state != RequestState.DONE) {
+        onConcurrentPrefillDone(error);
+      }
+    });
+  }
+
+  private void onConcurrentPrefillDone(@Nullable Throwable error) {
+    prefillCall = null;
+    release(prefillReservation);
+    long now = loop.nanoTime();
+    timeline.concurrentPrefillDone(now);
+    if (error == null) {
+      ttftNanos = now - arrivalNanos;
+      rt.health().prefillSucceeded(producer.iid());
+      return;
+    }
+    EngineFailure failure = asEngineFailure(error, Phase.PREFILL);
+    // The consumer cannot finish without its producer: end the decode leg with it.
+    if (decodeCall != null) {
+      decodeCall.cancel();
+      decodeCall = null;
+    }
+    release(decodeReservation);
+    timeline.legEnded(now);
+    if (state == RequestState.RELAY) {
+      reportToBreaker(failure);
+      quarantine(failure);
+      recordAttemptFailure(failure);
+      end(Terminal.FAILED, failure.reason(), failure.toRouterError());
+      return;
+    }
+    onAttemptFailed(failure);
+  }
+
+  /**
+   * In a concurrent handoff, ends the prefill leg when its decode sibling has failed. A decode
+   * that timed out waiting for its first token while the producer had still not answered was
+   * waiting on the producer: that failure is the producer's, a prefill timeout.
+   */
+  private EngineFailure stopConcurrentPrefill(EngineFailure decodeFailure) {
+    // Harmless after a sequential prefill, which released its reservation when it answered.
+    release(prefillReservation);
+    CompletableFuture<PrefillResult> sibling = prefillCall;
+    if (sibling == null) {
+      return decodeFailure;
+    }
+    // Cleared first: cancelling completes the future, and its callback must see a stale leg.
+    prefillCall = null;
+    sibling.cancel(false);
+    if (tokens == 0 && decodeFailure.isTimeoutShaped() && producer != null) {
+      return new EngineFailure(Phase.PREFILL, FailureClass.TIMEOUT, 504, "engine_timeout", producer.iid(),
+          "prefill engine " + producer.iid() + " had not answered when decode engine " + decodeFailure.engineIid()
+              + " gave up waiting for the KV cache: " + decodeFailure.getMessage(), true, null);
+    }
+    return decodeFailure;
   }
 
   /**
@@ -293,12 +385,13 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   }
 
   @Override
-  public void onFailure(EngineFailure failure) {
+  public void onFailure(EngineFailure decodeFailure) {
     if (state == RequestState.DONE) {
       return;
     }
     decodeCall = null;
     release(decodeReservation);
+    EngineFailure failure = stopConcurrentPrefill(decodeFailure);
     if (state == RequestState.RELAY) {
       // Output is visible: never retry; the stream ends with one terminal error event.
       reportToBreaker(failure);

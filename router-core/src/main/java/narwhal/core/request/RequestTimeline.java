@@ -46,6 +46,21 @@ final class RequestTimeline {
     workSince = now;
   }
 
+  /**
+   * Both legs of a concurrent handoff were dispatched at once: router work ends, one leg span
+   * starts (the attempt's upstream time runs until the last leg ends).
+   */
+  void legsDispatchedTogether(long now) {
+    routerWorkEnds(now);
+    legSince = now;
+    decodeAttempts++;
+  }
+
+  /** The prefill of a concurrent handoff answered while its decode leg runs on. */
+  void concurrentPrefillDone(long now) {
+    prefillDoneAt = now;
+  }
+
   void decodeDispatched(long now) {
     routerWorkEnds(now);
     legSince = now;

@@ -72,6 +72,11 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
     return backendRequestId;
   }
 
+  /** True once the leg has ended (completed, failed or cancelled). */
+  boolean isFinished() {
+    return finished;
+  }
+
   void start() {
     if (finished) {
       return;
@@ -81,7 +86,7 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
     KvHandoffDescriptor descriptor = crossed ? handoff.descriptor() : null;
     EngineHttpRequest httpRequest = dialect.decodeRequest(request, descriptor, backendRequestId);
     if (crossed) {
-      String problem = DescriptorValidator.problem(handoff, consumer.connector(), httpRequest.path());
+      String problem = DescriptorValidator.problem(handoff, dialect, consumer.connector(), httpRequest.path());
       if (problem != null) {
         finish(EngineFailures.kvHandoff(handoff.producerIid(), problem));
         return;

@@ -2,13 +2,18 @@ package narwhal.engines.client;
 
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 import narwhal.config.EngineSpec;
 import narwhal.core.time.Scheduler;
 import narwhal.engines.connector.PrefillResult;
+import narwhal.engines.spi.EngineDialect;
 import narwhal.engines.spi.EngineDialects;
+import narwhal.engines.spi.EngineHttpRequest;
+import narwhal.engines.spi.HandoffStyle;
 import narwhal.engines.spi.EngineTransport;
 import narwhal.proto.v1.CompletionRequest;
+import narwhal.proto.v1.KvHandoffDescriptor;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -72,6 +77,64 @@ public final class EngineClient {
     loop.runInLoop(leg::start);
     return leg;
   }
+
+  /** How {@code producer}'s dialect moves the KV cache, which decides how a request's legs run. */
+  public HandoffStyle handoffStyle(EngineSpec producer) {
+    return dialects.get(producer.dialect()).handoffStyle();
+  }
+
+  /**
+   * Runs both legs of a {@link HandoffStyle#CONCURRENT} handoff at once: plans a rendezvous with a
+   * fresh random room, sends the decode leg carrying it (validated first: a rendezvous the dialect
+   * rejects fails the decode leg as {@code kv_handoff} and then nothing at all is sent) and the
+   * prefill leg carrying the same one. The prefill future completes with the planned handoff when
+   * the producer answers 200 (its body is drained); the caller cancels the sibling when either
+   * leg fails, so neither outlives the other.
+   */
+  public ConcurrentLegs concurrent(
+      EngineSpec producer,
+      EngineSpec consumer,
+      CompletionRequest request,
+      CompletionRequest decodeRequest,
+      LegLimits prefillLimits,
+      LegLimits decodeLimits,
+      Scheduler loop,
+      DecodeListener listener) {
+    EngineDialect dialect = dialects.get(producer.dialect());
+    // Random across the whole range, so rooms from several routers sharing engines do not collide.
+    long room = ThreadLocalRandom.current().nextLong(Long.MAX_VALUE);
+    KvHandoffDescriptor rendezvous = dialect.planHandoff(producer, room);
+    String prefillId = backendIds.get();
+    EngineHttpRequest prefillHttp = dialect.prefillRequest(request, rendezvous, prefillId);
+    PrefillResult planned = new PrefillResult(
+        narwhal.proto.v1.PrefillResult.newBuilder()
+            .setHandoff(rendezvous)
+            .setProducerUrl(producer.url().toString())
+            .setProducerIid(producer.iid())
+            .setEndpoint(prefillHttp.path())
+            .setBackendRequestId(prefillId)
+            .setRoute(request.getRoute())
+            .build(),
+        dialect.transferParametersJson(rendezvous), loop.nanoTime(), loop.nanoTime());
+    PrefillLeg prefill = new PrefillLeg(
+        transport, dialect, producer, request, prefillId, prefillLimits, loop, prefillHttp, planned);
+    DecodeLeg decode = new DecodeLeg(
+        transport, dialects.get(consumer.dialect()), consumer, decodeRequest, planned, backendIds.get(),
+        decodeLimits, loop, listener);
+    loop.runInLoop(() -> {
+      decode.start();
+      if (decode.isFinished()) {
+        // The rendezvous was refused before anything was sent: the prefill leg is never sent.
+        prefill.result().cancel(false);
+      } else {
+        prefill.start();
+      }
+    });
+    return new ConcurrentLegs(prefill.result(), decode);
+  }
+
+  /** The two legs of a concurrent handoff. */
+  public record ConcurrentLegs(CompletableFuture<PrefillResult> prefill, DecodeCall decode) {}
 
   /** Engine connections currently open, for tests and metrics. */
   public int openConnections() {

@@ -16,6 +16,7 @@ import narwhal.engines.spi.TransportFailure;
 import narwhal.engines.spi.UnreadableHandoffException;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.KvHandoffDescriptor;
+import org.jspecify.annotations.Nullable;
 
 /** One prefill leg: send, bound by the prefill timeout, read the descriptor. Confined to its loop. */
 final class PrefillLeg implements ExchangeHandler {
@@ -35,10 +36,23 @@ final class PrefillLeg implements ExchangeHandler {
   private int status;
   private String body = "";
   private boolean finished;
-  private EngineHttpRequest httpRequest;
+  private @Nullable EngineHttpRequest httpRequest;
+
+  /** For a concurrent handoff: the rendezvous planned for both legs; null when the response carries it. */
+  private final @Nullable PrefillResult planned;
 
   PrefillLeg(EngineTransport transport, EngineDialect dialect, EngineSpec producer, CompletionRequest request,
       String backendRequestId, LegLimits limits, Scheduler loop) {
+    this(transport, dialect, producer, request, backendRequestId, limits, loop, null, null);
+  }
+
+  /**
+   * A prefill leg of a concurrent handoff: {@code httpRequest} already carries the {@code planned}
+   * rendezvous; the response is drained and, on a 200, the leg completes with {@code planned}.
+   */
+  PrefillLeg(EngineTransport transport, EngineDialect dialect, EngineSpec producer, CompletionRequest request,
+      String backendRequestId, LegLimits limits, Scheduler loop, @Nullable EngineHttpRequest httpRequest,
+      @Nullable PrefillResult planned) {
     this.transport = transport;
     this.dialect = dialect;
     this.producer = producer;
@@ -46,6 +60,8 @@ final class PrefillLeg implements ExchangeHandler {
     this.backendRequestId = backendRequestId;
     this.limits = limits;
     this.loop = loop;
+    this.httpRequest = httpRequest;
+    this.planned = planned;
     // Cancelling the future (client gone, request deadline) abandons the leg.
     result.whenComplete((r, e) -> {
       if (e instanceof CancellationException) {
@@ -63,7 +79,9 @@ final class PrefillLeg implements ExchangeHandler {
       return;
     }
     startedNanos = loop.nanoTime();
-    httpRequest = dialect.prefillRequest(request, backendRequestId);
+    if (httpRequest == null) {
+      httpRequest = dialect.prefillRequest(request, backendRequestId);
+    }
     timeout = loop.schedule(this::onTimeout, limits.timeoutNanos(), TimeUnit.NANOSECONDS);
     exchange = transport.open(producer.url(), httpRequest, limits.exchange(), loop, this);
   }
@@ -90,6 +108,11 @@ final class PrefillLeg implements ExchangeHandler {
     }
     if (status != 200) {
       fail(EngineFailures.fromStatus(Phase.PREFILL, producer.iid(), status, dialect.errorMessage(body)));
+      return;
+    }
+    if (planned != null) {
+      finish();
+      result.complete(planned);
       return;
     }
     KvHandoffDescriptor descriptor;

@@ -1,6 +1,7 @@
 package narwhal.engines.spi;
 
 import java.util.List;
+import narwhal.config.EngineSpec;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.KvHandoffDescriptor;
 import narwhal.proto.v1.Route;
@@ -49,6 +50,52 @@ public interface EngineDialect {
 
   /** A cheap liveness request ({@code GET /health} for vLLM). */
   EngineHttpRequest healthRequest();
+
+  /**
+   * Why {@code handoff} cannot be used by a consumer configured with {@code consumerConnector}, or
+   * null when it can. Checked before any decode request is sent; a problem fails the attempt as a
+   * {@code kv_handoff} failure blamed on the producer. (The core checks the endpoint itself.)
+   *
+   * <p>The default suits block-list connectors such as NixlConnector: the descriptor must name the
+   * producer engine, list at least one block id, none negative, and come from the consumer's
+   * connector. Opaque runtime fields are never inspected.
+   */
+  default @Nullable String handoffProblem(KvHandoffDescriptor handoff, String consumerConnector) {
+    return BlockListHandoffs.problem(handoff, consumerConnector);
+  }
+
+  /** How this family moves KV from producer to consumer; {@link HandoffStyle#SEQUENTIAL} by default. */
+  default HandoffStyle handoffStyle() {
+    return HandoffStyle.SEQUENTIAL;
+  }
+
+  /**
+   * {@link HandoffStyle#CONCURRENT} only: the rendezvous one attempt's legs both carry when
+   * {@code producer} prefills. {@code room} is a fresh random non-negative id per attempt, the same
+   * for both legs. The core validates it with {@link #handoffProblem} and passes it to {@link
+   * #prefillRequest(CompletionRequest, KvHandoffDescriptor, String)} and {@link #decodeRequest}.
+   */
+  default KvHandoffDescriptor planHandoff(EngineSpec producer, long room) {
+    throw new UnsupportedOperationException(name() + " reads its KV handoff from the prefill response");
+  }
+
+  /**
+   * {@link HandoffStyle#CONCURRENT} only: the prefill leg of a planned rendezvous. It is sent at
+   * the same time as the decode leg; its response is drained and only its status matters.
+   */
+  default EngineHttpRequest prefillRequest(
+      CompletionRequest request, KvHandoffDescriptor planned, String backendRequestId) {
+    throw new UnsupportedOperationException(name() + " reads its KV handoff from the prefill response");
+  }
+
+  /**
+   * Problems with how {@code engine} is configured for this dialect (e.g. a missing or malformed
+   * {@code dialect_options} entry), each a sentence saying what to fix; empty when it is usable.
+   * Checked when the router starts.
+   */
+  default List<String> configurationProblems(EngineSpec engine) {
+    return List.of();
+  }
 
   /**
    * The request listing the models the engine serves. The default is the OpenAI-compatible

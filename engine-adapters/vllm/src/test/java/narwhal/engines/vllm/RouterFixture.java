@@ -39,10 +39,14 @@ final class RouterFixture {
   private int backendIds;
 
   RouterFixture(FleetConfig config) {
+    this(config, EngineDialects.of(new VllmDialect()));
+  }
+
+  /** A router speaking {@code dialects} (the engines' {@code dialect} names pick among them). */
+  RouterFixture(FleetConfig config, EngineDialects dialects) {
     this.config = config;
     this.fleet = new Fleet(config.engines());
-    EngineClient engines =
-        new EngineClient(transport, EngineDialects.of(new VllmDialect()), () -> "b" + (++backendIds));
+    EngineClient engines = new EngineClient(transport, dialects, () -> "b" + (++backendIds));
     this.router = new DisaggregatedRouter(
         config, fleet, engines, journal, Clock.fixed(NOW, ZoneOffset.UTC), new SplittableRandom(SEED));
   }

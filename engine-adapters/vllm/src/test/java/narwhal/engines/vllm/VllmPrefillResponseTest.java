@@ -83,7 +83,7 @@ class VllmPrefillResponseTest {
         Wire.prefillResponse("{\"remote_block_ids\":[1,2],\"remote_host\":\"h\",\"remote_port\":1}"), "nixl");
 
     assertThat(d.getEngineId()).isEmpty();
-    assertThat(DescriptorValidator.problem(result(d), "nixl", "/v1/completions"))
+    assertThat(DescriptorValidator.problem(result(d), new VllmDialect(), "nixl", "/v1/completions"))
         .isEqualTo("the descriptor names no producer engine identity");
   }
 
@@ -93,7 +93,7 @@ class VllmPrefillResponseTest {
         "{\"kv_connector\":\"LMCacheConnectorV1\",\"remote_engine_id\":\"e\",\"remote_block_ids\":[1]}"), "nixl");
 
     assertThat(d.getConnector()).isEqualTo("lmcacheconnectorv1");
-    assertThat(DescriptorValidator.problem(result(d), "nixl", "/v1/completions"))
+    assertThat(DescriptorValidator.problem(result(d), new VllmDialect(), "nixl", "/v1/completions"))
         .contains("connector 'lmcacheconnectorv1'").contains("'nixl'");
   }
 
@@ -103,7 +103,7 @@ class VllmPrefillResponseTest {
         "{\"kv_connector\":\"NixlConnector\",\"remote_engine_id\":\"e\",\"remote_block_ids\":[1]}"), "nixl");
 
     assertThat(d.getConnector()).isEqualTo("nixl");
-    assertThat(DescriptorValidator.problem(result(d), "nixl", "/v1/completions")).isNull();
+    assertThat(DescriptorValidator.problem(result(d), new VllmDialect(), "nixl", "/v1/completions")).isNull();
   }
 
   @Test
@@ -111,7 +111,7 @@ class VllmPrefillResponseTest {
     KvHandoffDescriptor d = dialect.readPrefillResponse(
         Wire.prefillResponse("{\"remote_engine_id\":\"e\",\"remote_block_ids\":[]}"), "nixl");
 
-    assertThat(DescriptorValidator.problem(result(d), "nixl", "/v1/completions"))
+    assertThat(DescriptorValidator.problem(result(d), new VllmDialect(), "nixl", "/v1/completions"))
         .isEqualTo("the descriptor lists no KV block ids");
   }
 

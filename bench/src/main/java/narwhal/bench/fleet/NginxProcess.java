@@ -1,0 +1,56 @@
+package narwhal.bench.fleet;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import narwhal.bench.load.HttpTarget;
+
+/** nginx in the foreground ({@code daemon off}) with a generated config in its own directory. */
+public final class NginxProcess {
+
+  private NginxProcess() {}
+
+  public static ManagedProcess start(String nginx, Path dir, int port, List<HttpTarget> decode, String workers,
+      int openFiles) {
+    try {
+      Files.createDirectories(dir.resolve("tmp"));
+      for (String t : List.of("body", "proxy", "fastcgi", "uwsgi", "scgi")) {
+        Files.createDirectories(dir.resolve("tmp").resolve(t));
+      }
+      Path conf = dir.resolve("nginx.conf");
+      Files.writeString(conf, NginxConfig.render(dir, port, decode, workers, openFiles));
+      ManagedProcess p = ManagedProcess.start("nginx",
+          List.of(nginx, "-p", dir.toAbsolutePath().toString(), "-c", conf.toAbsolutePath().toString(),
+              "-e", dir.resolve("error.log").toAbsolutePath().toString()),
+          Map.of(), dir.resolve("nginx.out"));
+      try {
+        p.awaitPort(port, Duration.ofSeconds(20));
+      } catch (RuntimeException e) {
+        p.close();
+        throw e;
+      }
+      return p;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** {@code nginx -v}, e.g. {@code nginx/1.22.1}; empty when nginx is missing. */
+  public static String version(String nginx) {
+    try {
+      Process p = new ProcessBuilder(nginx, "-v").redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes()).trim();
+      p.waitFor();
+      return out.replace("nginx version: ", "");
+    } catch (IOException e) {
+      return "";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "";
+    }
+  }
+}

@@ -1,0 +1,8 @@
+/**
+ * The benchmark harness: {@link narwhal.bench.Bench} runs the three arms (direct, narwhal, nginx)
+ * against the same simulated engines, interleaved per level, and the concurrency ceiling.
+ */
+@NullMarked
+package narwhal.bench;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,92 @@
+package narwhal.bench.report;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The results table: one row per level and arm, with Narwhal's added TTFT and inter-token latency
+ * (narwhal minus direct at the same level) on the narwhal rows.
+ */
+public final class MarkdownReport {
+
+  private MarkdownReport() {}
+
+  public static String table(List<ArmLevel> rows, String levelName) {
+    StringBuilder b = new StringBuilder();
+    b.append("| ").append(levelName).append(" | arm | req/s | tok/s | TTFT p50 | TTFT p99 | ITL p50 | ITL p99 ")
+        .append("| added TTFT p50 / p99 | added ITL p50 / p99 | proxy CPU s / 1k req | proxy CPU s / 100k tok ")
+        .append("| proxy peak RSS MiB | router heap MiB (max used / committed) | errors |\n");
+    b.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (ArmLevel r : rows) {
+      Optional<ArmLevel> direct = rows.stream()
+          .filter(d -> d.arm().equals("direct") && d.level() == r.level()).findFirst();
+      b.append("| ").append(level(r.level())).append(" | ").append(r.arm())
+          .append(" | ").append(f(r.requestsPerSecond(), 1))
+          .append(" | ").append(f(r.tokensPerSecond(), 0))
+          .append(" | ").append(ms(r.ttftP50Ms())).append(" | ").append(ms(r.ttftP99Ms()))
+          .append(" | ").append(ms(r.itlP50Ms())).append(" | ").append(ms(r.itlP99Ms()))
+          .append(" | ").append(added(r, direct, true))
+          .append(" | ").append(added(r, direct, false))
+          .append(" | ").append(r.hasProxy() ? f(r.proxyCpuPer1kRequests(), 3) : "–")
+          .append(" | ").append(r.hasProxy() ? f(r.proxyCpuPer100kTokens(), 3) : "–")
+          .append(" | ").append(r.hasProxy() ? f(r.proxyPeakRssMb(), 0) : "–")
+          .append(" | ").append(r.heapUsedMaxMb() >= 0
+              ? f(r.heapUsedMaxMb(), 0) + " / " + f(r.heapCommittedMb(), 0) : "–")
+          .append(" | ").append(r.errors()).append(" |\n");
+    }
+    return b.toString();
+  }
+
+  /** Router CPU per relayed token against nginx's, per level: the ratio target. */
+  public static String cpuRatios(List<ArmLevel> rows) {
+    Map<Double, double[]> byLevel = new LinkedHashMap<>();
+    for (ArmLevel r : rows) {
+      double[] v = byLevel.computeIfAbsent(r.level(), l -> new double[] {Double.NaN, Double.NaN});
+      if (r.arm().equals("narwhal")) {
+        v[0] = r.proxyCpuPer100kTokens();
+      } else if (r.arm().equals("nginx")) {
+        v[1] = r.proxyCpuPer100kTokens();
+      }
+    }
+    List<String> parts = new ArrayList<>();
+    byLevel.forEach((level, v) -> {
+      if (!Double.isNaN(v[0]) && !Double.isNaN(v[1]) && v[1] > 0) {
+        parts.add(level(level) + ": " + f(v[0] / v[1], 2) + "×");
+      }
+    });
+    return String.join(", ", parts);
+  }
+
+  private static String added(ArmLevel r, Optional<ArmLevel> direct, boolean ttft) {
+    if (!r.arm().equals("narwhal") || direct.isEmpty()) {
+      return "–";
+    }
+    ArmLevel d = direct.get();
+    double p50 = ttft ? r.ttftP50Ms() - d.ttftP50Ms() : r.itlP50Ms() - d.itlP50Ms();
+    double p99 = ttft ? r.ttftP99Ms() - d.ttftP99Ms() : r.itlP99Ms() - d.itlP99Ms();
+    return signed(p50) + " / " + signed(p99);
+  }
+
+  static String level(double level) {
+    return level == Math.rint(level) ? Long.toString((long) level) : f(level, 1);
+  }
+
+  private static String ms(double v) {
+    return Double.isNaN(v) ? "–" : f(v, 2);
+  }
+
+  private static String signed(double v) {
+    return (v >= 0 ? "+" : "") + f(v, 2);
+  }
+
+  static String f(double v, int decimals) {
+    if (Double.isNaN(v) || Double.isInfinite(v)) {
+      return "–";
+    }
+    return String.format(Locale.ROOT, "%." + decimals + "f", v);
+  }
+}
