@@ -15,6 +15,7 @@ import narwhal.core.checks.CheckResult.Outcome;
 import narwhal.core.fleet.EngineCondition;
 import narwhal.core.fleet.EngineState;
 import narwhal.core.fleet.Fleet;
+import narwhal.core.fleet.FailureStreaks;
 import narwhal.core.fleet.FailureStreaks.Evidence;
 import narwhal.core.time.Scheduler;
 import narwhal.core.time.Timer;
@@ -74,6 +75,8 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
   private boolean closed;
   /** Read by admission from any thread. */
   private volatile boolean waveHeld;
+  /** The engines that went away during the current restart wave and are not back yet. */
+  private final java.util.Set<String> waveDeparted = new java.util.HashSet<>();
 
   public HealthMonitor(
       FleetConfig config, Fleet fleet, EngineProber prober, Scheduler loop, HealthEvents events) {
@@ -134,8 +137,9 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
   private void succeeded(String iid, Evidence evidence) {
     EngineState e = fleet.get(iid);
     if (e != null) {
-      // Clearing is idempotent and atomic per class, so it need not hop threads.
-      e.streaks().recordSuccess(evidence);
+      // Through the loop like failures, so reports apply in the order they were made: a success
+      // must not clear a streak before an earlier failure has been counted.
+      loop.runInLoop(() -> e.streaks().recordSuccess(evidence));
     }
   }
 
@@ -182,24 +186,37 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
         // A live engine that is merely slow or busy stays in placement.
         t.engine.streaks().recordSuccess(Evidence.HEALTH_OK);
       } else if (t.engine.inPlacement()) {
-        takeOut(t, EngineCondition.EJECTED, OutCause.HEALTH_VERIFY, null, why + "; health check failed: " + result.detail());
+        String failed = why + "; health check failed: " + result.detail();
+        if (fleet.othersCover(t.engine)) {
+          takeOut(t, EngineCondition.EJECTED, OutCause.HEALTH_VERIFY, null, failed);
+        } else {
+          // A saturated last engine also fails its health check; ejecting it would turn overload
+          // into an outage. Only connection and liveness evidence eject the last engine.
+          keptAsLastEngine(t, cls, failed);
+        }
       }
     });
   }
 
   private void hold(Tracked t, OutCause cause, @Nullable String producerIid, String why) {
     if (!fleet.othersCover(t.engine)) {
-      // Last-engine protection: a degraded engine serves better than none. Start the streak
-      // over so the decision is revisited only on fresh evidence.
-      t.engine.streaks().reset(classOf(cause));
-      Map<String, Object> f = fields(t);
-      f.put("class", classOf(cause).wireName());
-      f.put("detail", why + "; kept in placement as the last engine for its role");
-      events.record("hold_skipped", f);
-      log.warn("engine {} not held ({}): it is the last engine in placement for its role", t.engine.iid(), why);
+      keptAsLastEngine(t, classOf(cause), why);
       return;
     }
     takeOut(t, EngineCondition.HELD, cause, producerIid, why);
+  }
+
+  /**
+   * Last-engine protection: a degraded engine serves better than none. The streak starts over so
+   * the decision is revisited only on fresh evidence.
+   */
+  private void keptAsLastEngine(Tracked t, FailureClass cls, String why) {
+    t.engine.streaks().reset(cls);
+    Map<String, Object> f = fields(t);
+    f.put("class", cls.wireName());
+    f.put("detail", why + "; kept in placement as the last engine for its role");
+    events.record("hold_skipped", f);
+    log.warn("engine {} kept in placement ({}): it is the last engine in placement for its role", t.engine.iid(), why);
   }
 
   private void takeOut(Tracked t, EngineCondition condition, OutCause cause, @Nullable String producerIid, String why) {
@@ -216,6 +233,9 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
     String event = condition == EngineCondition.HELD ? "engine_held" : "engine_ejected";
     events.record(event, f);
     log.warn("engine {} {} ({}): {}", t.engine.iid(), condition.wireName(), cause.wireName(), why);
+    if (wholeWave && cause.isDeparture()) {
+      waveDeparted.add(t.engine.iid());
+    }
     if (wholeWave && cause.isDeparture() && !waveHeld) {
       waveHeld = true;
       Map<String, Object> w = new LinkedHashMap<>();
@@ -229,7 +249,10 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
   private void readmit(Tracked t, String how) {
     OutCause cause = t.cause;
     t.engine.setCondition(EngineCondition.ACTIVE, null);
-    t.engine.streaks().reset(classOf(cause));
+    // The probe that readmitted it is fresh evidence on every count: start all streaks over.
+    for (FailureClass cls : FailureStreaks.COUNTED) {
+      t.engine.streaks().reset(cls);
+    }
     t.cause = null;
     t.producerIid = null;
     t.livenessMisses = 0;
@@ -241,8 +264,10 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
     releaseWaveIfAllBack();
   }
 
+  /** The wave ends when every engine that went away during it is back in placement. */
   private void releaseWaveIfAllBack() {
-    if (waveHeld && fleet.engines().stream().allMatch(EngineState::inPlacement)) {
+    waveDeparted.removeIf(iid -> fleet.get(iid).inPlacement());
+    if (waveHeld && waveDeparted.isEmpty()) {
       waveHeld = false;
       events.record("wave_release", new LinkedHashMap<>(Map.of("detail", "every engine is back; admission resumes")));
       log.info("whole-wave restart over: admission resumes");

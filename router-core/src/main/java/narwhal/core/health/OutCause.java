@@ -33,9 +33,13 @@ enum OutCause {
     return needsInferenceProbe;
   }
 
-  /** True for the engine having gone away, which under whole-wave policy means a restart. */
+  /**
+   * True for the engine having gone away (unreachable, or silent to liveness checks), which under
+   * whole-wave policy means a restart. A failed health check after a timeout or overload streak is
+   * not one: a busy engine answers health checks slowly too.
+   */
   boolean isDeparture() {
-    return !needsInferenceProbe;
+    return this == CONNECTION || this == LIVENESS;
   }
 
   static OutCause of(FailureClass cls) {

@@ -48,7 +48,9 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
   private int status;
   private String errorBody = "";
   private int tokens;
+  /** Metadata other than a chat stream's opening role chunk arrived (for the first-token class). */
   private boolean sawMetadata;
+  private boolean sawRoleOrMetadata;
   private boolean paused;
   /** The listener has had its terminal call (or the caller cancelled): stay silent from now on. */
   private boolean finished;
@@ -136,7 +138,12 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
         listener.onEvent(event);
         break;
       case METADATA:
-        sawMetadata = true;
+        // A chat stream opens with its role announcement whatever the engine does next: that
+        // alone is not output. Anything after it shows an engine alive but not generating.
+        if (sawRoleOrMetadata || event.getMetadata().getRole().isEmpty()) {
+          sawMetadata = true;
+        }
+        sawRoleOrMetadata = true;
         if (tokens > 0) {
           rearmSilenceTimer();
         }
@@ -193,7 +200,8 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
     if (finished) {
       return;
     }
-    // Metadata without tokens means the engine is alive but not generating: back-pressure.
+    // Output without tokens (beyond the opening role chunk) means the engine is alive but not
+    // generating: back-pressure. Silence, or only the role chunk, is a broken stream.
     FailureClass cls = sawMetadata ? FailureClass.OVERLOAD : FailureClass.STREAM;
     fail(new EngineFailure(Phase.DECODE, cls, 504, "engine_timeout", consumer.iid(),
         "no first token within " + Durations.describe(limits.timeoutNanos()) + " from decode engine "

@@ -288,6 +288,27 @@ class HealthMonitorTest {
   }
 
   @Test
+  void theLastEngineForARole_isNotEjected_whenItsOverloadIsConfirmedByAFailedHealthCheck() {
+    start(fleetOf(spec("p0", EngineRole.PREFILL), spec("d0", EngineRole.DECODE)));
+    fail("d0", FailureClass.OVERLOAD, 3);
+    prober.complete(fail("health check timed out"));
+    assertThat(engine("d0").condition()).isEqualTo(EngineCondition.ACTIVE);
+    assertThat(eventNames()).containsExactly("probe", "hold_skipped");
+    assertThat(engine("d0").streaks().get(FailureClass.OVERLOAD)).isZero();
+  }
+
+  @Test
+  void readmission_startsEveryStreakOver() {
+    start(twoByTwo());
+    fail("d0", FailureClass.INFERENCE_STATUS, 2);
+    fail("d0", FailureClass.STREAM, 3);
+    ticks(2);
+    prober.complete(pass("ok"));
+    assertThat(engine("d0").condition()).isEqualTo(EngineCondition.ACTIVE);
+    assertThat(engine("d0").streaks().snapshot().values()).containsOnly(0);
+  }
+
+  @Test
   void theLastEngineForARole_staysInPlacement_afterAStreamStreak() {
     start(fleetOf(spec("p0", EngineRole.PREFILL), spec("d0", EngineRole.DECODE)));
     fail("d0", FailureClass.STREAM, 3);
@@ -352,6 +373,26 @@ class HealthMonitorTest {
     prober.complete(pass("HTTP 200"));
     assertThat(monitor.admissionHeld()).isFalse();
     assertThat(eventNames()).containsExactly("engine_ejected", "wave_hold", "probe", "readmitted", "wave_release");
+  }
+
+  @Test
+  void wholeWave_endsWhenTheEnginesThatWentAwayAreBack_evenIfAnotherIsHeldForOtherReasons() {
+    FleetConfig c = twoByTwo();
+    start(c.withRecovery(c.recovery().withEngineRestartPolicy(EngineRestartPolicy.WHOLE_WAVE)));
+    fail("d0", FailureClass.STREAM, 3);
+    assertThat(monitor.admissionHeld()).as("a held engine is no restart").isFalse();
+    for (int i = 0; i < 3; i++) {
+      monitor.legFailed(failure("p1", Phase.PREFILL, FailureClass.CONNECTION), null);
+    }
+    assertThat(monitor.admissionHeld()).isTrue();
+
+    ticks(2);
+    // d0's inference probe and p1's health check are both due; d0 keeps failing.
+    prober.complete(pass("HTTP 200"));
+    prober.complete(failOn("d0", Phase.DECODE, "still silent"));
+    assertThat(engine("p1").condition()).isEqualTo(EngineCondition.ACTIVE);
+    assertThat(engine("d0").condition()).isEqualTo(EngineCondition.EJECTED);
+    assertThat(monitor.admissionHeld()).isFalse();
   }
 
   @Test

@@ -56,6 +56,21 @@ class EngineClientDecodeTimingTest {
   }
 
   @Test
+  void firstTokenTimer_chatRoleChunkAlone_isStillABrokenStream_notOverload() {
+    // vLLM opens every chat stream with the role chunk at once; a decode that then hangs must
+    // count in the stream streak (the spec's "first-token timeout"), not as back-pressure.
+    f.client.decode(LegFixture.D1, LegFixture.CHAT, LegFixture.handoff(narwhal.proto.v1.Route.ROUTE_CHAT_COMPLETIONS),
+        LegFixture.decodeLimits(2500, 10_000), f.loop, f.listener);
+    Call call = f.transport.last().sse();
+    call.event(Wire.chatRole());
+
+    f.loop.advanceMillis(2500);
+
+    assertThat(f.listener.failure().failureClass()).isEqualTo(FailureClass.STREAM);
+    assertThat(f.listener.failure().status()).isEqualTo(504);
+  }
+
+  @Test
   void firstTokenTimer_tokenJustInTime_stopsIt() {
     f.decode();
     Call call = f.transport.last().sse();
