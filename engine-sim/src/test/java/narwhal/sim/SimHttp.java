@@ -86,9 +86,13 @@ final class SimHttp {
     return events;
   }
 
-  /** Polls {@code condition} until true or the deadline; real sockets need a moment. */
+  /**
+   * Polls {@code condition} until true or the deadline; real sockets need a moment. Generous, as
+   * it returns as soon as the condition holds: a loaded 2-core CI machine can be slow to fill a
+   * socket buffer.
+   */
   static void await(String what, BooleanSupplier condition) {
-    long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
         throw new AssertionError("timed out waiting for " + what);
