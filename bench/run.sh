@@ -5,6 +5,8 @@
 #   bench/run.sh sweep [flags]   the same with flags (bench/run.sh help lists them)
 #   bench/run.sh ceiling         8,000 slow streams through a router capped at -Xmx512m
 #   bench/run.sh smoke           all three arms at one small level for a few seconds (CI)
+#   bench/run.sh jmh [JMH args]  the JMH microbenchmarks (SSE parse-and-relay path, placement);
+#                                e.g. bench/run.sh jmh SseRelay -prof gc
 #
 # Results go to bench/results/<timestamp>/ (report.md, results.json, latency.png, logs/).
 set -euo pipefail
@@ -13,6 +15,11 @@ cd "$repo"
 
 mode="${1:-sweep}"
 if [ $# -gt 0 ]; then shift; fi
+if [ "$mode" = jmh ]; then
+  # Microbenchmarks need no engines, nginx or fonts: build the module (and what it uses), then run.
+  ./mvnw -B -q -DskipTests -pl bench/jmh -am package
+  exec java -jar "$(ls bench/jmh/target/narwhal-jmh-*-all.jar | head -n 1)" "$@"
+fi
 sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 find_jar() { ls "$1"/target/"$2"-*-all.jar 2>/dev/null | head -n 1 || true; }
@@ -61,6 +68,6 @@ case "$mode" in
   help|--help|-h)
     run_bench help ;;
   *)
-    echo "bench/run.sh: unknown mode '$mode' (sweep, ceiling, smoke, help)" >&2
+    echo "bench/run.sh: unknown mode '$mode' (sweep, ceiling, smoke, jmh, help)" >&2
     exit 2 ;;
 esac

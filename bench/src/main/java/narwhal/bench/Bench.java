@@ -51,7 +51,7 @@ public final class Bench {
         "           --levels 1,16,64,256,1024,4096   closed-loop concurrency levels",
         "           --rates R1,R2                     open-loop Poisson arrivals per second instead",
         "           --arms direct,narwhal,nginx       --prompt-words 128  --output-tokens 64  --itl-ms 20",
-        "           --warmup-s 3  --measure-s 10  --loops 2  --router-java-opts '-Xms1g -Xmx1g'  --out bench/results",
+        "           --warm-s 20  --warmup-s 3  --measure-s 10  --loops 2  --router-java-opts '-Xms1g -Xmx1g'  --out bench/results",
         "  ceiling  --streams 8000 slow streams through the router with --router-java-opts -Xmx512m",
         "           --itl-ms 2000  --output-tokens 80  --ramp-s 60  --warmup-s 10  --hold-s 30",
         "");

@@ -74,7 +74,9 @@ final class SweepCommand {
         Generator generator = new Generator(f.getInt("loops", 2))) {
       List<Long> enginePids = stack.engines.pids();
       // Unmeasured warm-up of every arm: JIT-compiles router, engines, nginx paths and generator.
-      double warmSeconds = f.getDouble("warm-s", 5);
+      // 20 s, because on two shared cores C2 was still compiling the router's relay path well
+      // after 5 s, which billed compiler threads to the first levels' router CPU.
+      double warmSeconds = f.getDouble("warm-s", 20);
       if (warmSeconds > 0) {
         for (Arm arm : arms) {
           Stack.log("warming up " + arm.label());

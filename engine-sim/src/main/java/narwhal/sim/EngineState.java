@@ -11,12 +11,15 @@ final class EngineState {
   final SimStats stats = new SimStats();
   final RequestParser parser;
   final ReceivedLog received;
+  final BootstrapRooms rooms = new BootstrapRooms();
   private final AtomicInteger nextBlockId = new AtomicInteger();
+  /** The bound HTTP port, known once listening; the bootstrap port defaults to it. */
+  private volatile int httpPort;
   private volatile ActiveFaults faults;
 
   EngineState(SimOptions options) {
     this.options = options;
-    this.parser = new RequestParser(options);
+    this.parser = new RequestParser(options, this::bootstrapPort);
     this.received = new ReceivedLog(options.maxRecordedRequests());
     this.faults = new ActiveFaults(options.faults());
   }
@@ -27,6 +30,15 @@ final class EngineState {
 
   void setFaults(FaultPlan plan) {
     faults = new ActiveFaults(plan);
+  }
+
+  void listeningOn(int port) {
+    httpPort = port;
+  }
+
+  /** The port {@code bootstrap_port} names when this engine prefills (SGLang mode). */
+  int bootstrapPort() {
+    return options.bootstrapPort() != 0 ? options.bootstrapPort() : httpPort;
   }
 
   /** Block ids cycle through the KV cache, as a real allocator's would. */

@@ -3,9 +3,30 @@ package narwhal.sim;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.jspecify.annotations.Nullable;
 
-/** vLLM's error envelope: {@code {"error":{"message","type","param","code"}}}. */
+/**
+ * Error bodies: vLLM's envelope {@code {"error":{"message","type","param","code"}}}, and SGLang's
+ * flat {@code {"object":"error","message","type","param","code"}} for HTTP errors in SGLang mode.
+ */
 final class ErrorBodies {
   private ErrorBodies() {}
+
+  /** The HTTP error body the simulated engine family sends. */
+  static ObjectNode envelope(SimDialect dialect, int status, String message, @Nullable String param) {
+    if (dialect == SimDialect.VLLM) {
+      return envelope(status, message, param);
+    }
+    ObjectNode body = Json.object();
+    body.put("object", "error");
+    body.put("message", message);
+    body.put("type", typeFor(status));
+    if (param == null) {
+      body.putNull("param");
+    } else {
+      body.put("param", param);
+    }
+    body.put("code", status);
+    return body;
+  }
 
   static ObjectNode envelope(int status, String message, @Nullable String param) {
     ObjectNode error = Json.object();

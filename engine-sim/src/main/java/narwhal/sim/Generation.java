@@ -53,6 +53,13 @@ final class Generation {
   private boolean awaitingWritability;
   private @Nullable ScheduledFuture<?> stepTimer;
   private @Nullable ScheduledFuture<?> metadataTimer;
+  /** SGLang decode leg: the poll of the prefill engine's bootstrap room, while it runs. */
+  private @Nullable BootstrapClient kvPoll;
+  /** SGLang prefill leg: waiting for a decode engine to attach to the room, and its bound. */
+  private BootstrapRooms.@Nullable Registration consumerWait;
+  private @Nullable ScheduledFuture<?> consumerTimer;
+  /** SGLang prefill leg: the room's KV has been handed over. */
+  private boolean transferred;
 
   Generation(
       ChannelHandlerContext ctx,
@@ -87,10 +94,62 @@ final class Generation {
       HttpUtil.setKeepAlive(head, keepAlive);
       ctx.writeAndFlush(head);
     }
+    if (request.bootstrapPrefill()) {
+      engine.rooms.prefillStarted(request.bootstrap().room());
+    }
+    if (request.bootstrapDecode()) {
+      // SGLang: the decode pulls the KV from the prefill engine's room before it can generate.
+      awaitKv(request.bootstrap());
+      return;
+    }
+    scheduleFirstStep();
+  }
+
+  private void scheduleFirstStep() {
     if (faults.silenceFirstMillis == FaultSpec.FOREVER) {
       return; // Silent until the client gives up.
     }
     scheduleStep(firstTokenDelayNanos() + TimeUnit.MILLISECONDS.toNanos(faults.silenceFirstMillis));
+  }
+
+  private void awaitKv(BootstrapFields bootstrap) {
+    kvPoll = BootstrapClient.poll(ctx.channel().eventLoop(), bootstrap.host(), bootstrap.port(), bootstrap.room(),
+        engine.options.kvWaitMillis(), outcome -> {
+          kvPoll = null;
+          if (ended) {
+            return;
+          }
+          if (outcome.state() == BootstrapRooms.State.READY) {
+            engine.stats.kvPulled();
+            scheduleFirstStep();
+          } else {
+            failWith(500, "KV transfer for bootstrap room " + bootstrap.room() + " from " + bootstrap.host() + ":"
+                + bootstrap.port() + " failed: " + outcome.message());
+          }
+        });
+  }
+
+  /** SGLang prefill leg: the prompt is computed; hand the KV over once a decode engine attaches. */
+  private void awaitConsumer() {
+    long room = request.bootstrap().room();
+    long waitMillis = engine.options.kvWaitMillis();
+    consumerTimer = ctx.executor().schedule(() -> {
+      consumerTimer = null;
+      failWith(500, "no decode engine bootstrapped room " + room + " within " + waitMillis + " ms");
+    }, waitMillis, TimeUnit.MILLISECONDS);
+    consumerWait = engine.rooms.awaitConsumer(room, ctx.executor(), () -> {
+      consumerWait = null;
+      if (ended) {
+        return;
+      }
+      if (consumerTimer != null) {
+        consumerTimer.cancel(false);
+        consumerTimer = null;
+      }
+      transferred = true;
+      engine.rooms.ready(room);
+      step();
+    });
   }
 
   /** The connection closed under us: stop at once. */
@@ -108,7 +167,7 @@ final class Generation {
   private long firstTokenDelayNanos() {
     SimOptions options = engine.options;
     double millis =
-        request.kvPull()
+        request.kvPull() || request.bootstrapDecode()
             ? options.kvTransferMillisPerToken() * request.promptTokens()
             : options.prefillBaseMillis() + options.prefillMillisPerToken() * request.promptTokens();
     return millisToNanos(millis);
@@ -143,6 +202,10 @@ final class Generation {
       writeEvent(shapes.roleChunk(continuousUsage()));
     }
     if (applyFaultAfter(emitted)) {
+      return;
+    }
+    if (request.bootstrapPrefill() && !transferred) {
+      awaitConsumer();
       return;
     }
     if (finishReason != null) {
@@ -304,14 +367,20 @@ final class Generation {
   /** {@code error-after}: vLLM's in-stream error event, or an HTTP error before commit. */
   private void fail() {
     int code = faults.errorCode;
-    String message =
-        faults.errorMessage != null ? faults.errorMessage : ErrorBodies.defaultMessage(code);
+    failWith(code, faults.errorMessage != null ? faults.errorMessage : ErrorBodies.defaultMessage(code));
+  }
+
+  /** An in-stream error event then {@code [DONE]} once streaming, else an HTTP error. */
+  private void failWith(int code, String message) {
+    if (ended) {
+      return;
+    }
     if (request.stream()) {
       writeEvent(ResponseShapes.errorEvent(code, message));
       ctx.write(new DefaultHttpContent(HttpResponses.sseDone(ctx.alloc())));
       endResponse(null);
     } else {
-      respondFully(code, ErrorBodies.envelope(code, message, null), null);
+      respondFully(code, ErrorBodies.envelope(engine.options.dialect(), code, message, null), null);
     }
   }
 
@@ -349,7 +418,28 @@ final class Generation {
       stepTimer = null;
     }
     cancelMetadata();
+    releaseBootstrap(cancelledByClient);
     engine.stats.responseEnded(request.stream(), kvBlocks, cancelledByClient, reason);
     return true;
+  }
+
+  /** Stops any rendezvous wait; a prefill that ends before handing its KV over fails its room. */
+  private void releaseBootstrap(boolean cancelledByClient) {
+    if (kvPoll != null) {
+      kvPoll.cancel();
+      kvPoll = null;
+    }
+    if (consumerWait != null) {
+      consumerWait.cancel();
+      consumerWait = null;
+    }
+    if (consumerTimer != null) {
+      consumerTimer.cancel(false);
+      consumerTimer = null;
+    }
+    if (request.bootstrapPrefill() && !transferred) {
+      engine.rooms.failed(request.bootstrap().room(),
+          cancelledByClient ? "the prefill request was cancelled" : "the prefill request failed");
+    }
   }
 }

@@ -3,6 +3,7 @@ package narwhal.sim;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.IntSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -12,9 +13,11 @@ import org.jspecify.annotations.Nullable;
  */
 final class RequestParser {
   private final SimOptions options;
+  private final IntSupplier bootstrapPort;
 
-  RequestParser(SimOptions options) {
+  RequestParser(SimOptions options, IntSupplier bootstrapPort) {
     this.options = options;
+    this.bootstrapPort = bootstrapPort;
   }
 
   SimRequest parse(Endpoint endpoint, JsonNode body, @Nullable String requestIdHeader) {
@@ -38,6 +41,17 @@ final class RequestParser {
     Prompt prompt = endpoint == Endpoint.CHAT ? chatPrompt(body) : completionPrompt(body);
     int maxTokens = maxTokens(endpoint, body, prompt.tokens());
 
+    if (options.dialect() == SimDialect.SGLANG) {
+      // SGLang has no kv_transfer_params: the rendezvous decides the leg.
+      BootstrapFields bootstrap = BootstrapFields.read(body);
+      boolean prefill = bootstrap != null && bootstrap.names(options.host(), bootstrapPort.getAsInt());
+      return new SimRequest(endpoint, stream, includeUsage, continuousUsage,
+          // SGLang's prefill server stops after the prompt's first token.
+          prefill ? 1 : maxTokens,
+          prompt.key(), prompt.tokens(), directives(prompt), false, false,
+          idBase(body, requestIdHeader), bootstrap, prefill);
+    }
+
     JsonNode kvParams = body.get("kv_transfer_params");
     if (kvParams != null && !kvParams.isNull() && !kvParams.isObject()) {
       throw new SimHttpException(400, "kv_transfer_params must be an object.", "kv_transfer_params");
@@ -48,12 +62,6 @@ final class RequestParser {
             && kvParams.path("do_remote_decode").booleanValue();
     boolean kvPull = !remoteDecode && KvTransfer.isUsablePull(kvParams);
 
-    List<FaultSpec> directives;
-    try {
-      directives = Directives.parse(prompt.directiveSource());
-    } catch (IllegalArgumentException e) {
-      throw SimHttpException.badRequest("Invalid sim directive: " + e.getMessage());
-    }
     return new SimRequest(
         endpoint,
         stream,
@@ -62,10 +70,20 @@ final class RequestParser {
         maxTokens,
         prompt.key(),
         prompt.tokens(),
-        directives,
+        directives(prompt),
         remoteDecode,
         kvPull,
-        idBase(body, requestIdHeader));
+        idBase(body, requestIdHeader),
+        null,
+        false);
+  }
+
+  private static List<FaultSpec> directives(Prompt prompt) {
+    try {
+      return Directives.parse(prompt.directiveSource());
+    } catch (IllegalArgumentException e) {
+      throw SimHttpException.badRequest("Invalid sim directive: " + e.getMessage());
+    }
   }
 
   private void checkModel(@Nullable JsonNode model) {

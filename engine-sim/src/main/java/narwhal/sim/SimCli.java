@@ -14,7 +14,8 @@ public final class SimCli {
       Set.of(
           "--port", "--host", "--engine-id", "--model", "--seed", "--max-tokens", "--prefill-ms",
           "--prefill-ms-per-token", "--kv-ms-per-token", "--itl-ms", "--load-factor", "--kv-host",
-          "--kv-port", "--tp-size", "--max-model-len", "--io-threads", "--fault", "--attest");
+          "--kv-port", "--tp-size", "--max-model-len", "--io-threads", "--fault", "--attest",
+          "--dialect", "--bootstrap-port", "--kv-wait-ms");
 
   private SimCli() {}
 
@@ -39,6 +40,9 @@ public final class SimCli {
         "  --tp-size N               tp_size in prefill descriptors (default 1)",
         "  --max-model-len N         context length (default 32768)",
         "  --io-threads N            event loop threads (default 1)",
+        "  --dialect D               vllm or sglang (default vllm)",
+        "  --bootstrap-port N        sglang: KV bootstrap port (default 0: the HTTP port)",
+        "  --kv-wait-ms N            sglang: longest wait for the other leg's KV (default 30000)",
         "  --fault SPEC              engine fault, repeatable (e.g. status=503,count=2)",
         "  --attest KEY=VALUE        attestation field, repeatable (e.g. vllm_version=0.10.2;",
         "                            VALUE is JSON when it parses, else text; KEY= drops the field)",
@@ -130,6 +134,19 @@ public final class SimCli {
         break;
       case "--attest":
         attest(builder, value);
+        break;
+      case "--dialect":
+        try {
+          builder.dialect(SimDialect.parse(value));
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException("--dialect: " + e.getMessage(), e);
+        }
+        break;
+      case "--bootstrap-port":
+        builder.bootstrapPort(intValue(flag, value));
+        break;
+      case "--kv-wait-ms":
+        builder.kvWaitMillis(longValue(flag, value));
         break;
       case "--fault":
         try {

@@ -114,10 +114,23 @@ public final class SimEngine implements AutoCloseable {
     Channel server = bound.channel();
     channels.add(server);
     int port = ((InetSocketAddress) server.localAddress()).getPort();
+    state.listeningOn(port);
+    if (options.dialect() == SimDialect.SGLANG && options.bootstrapPort() != 0 && options.bootstrapPort() != port) {
+      // SGLang serves its KV bootstrap server on a port of its own; so does the simulator then.
+      ChannelFuture bootstrapBound =
+          bootstrap.bind(new InetSocketAddress(options.host(), options.bootstrapPort())).awaitUninterruptibly();
+      if (!bootstrapBound.isSuccess()) {
+        channels.close().awaitUninterruptibly();
+        throw new IllegalStateException("narwhal-sim could not listen for bootstrap on " + options.host() + ":"
+            + options.bootstrapPort(), bootstrapBound.cause());
+      }
+      channels.add(bootstrapBound.channel());
+    }
     SimEngine engine = new SimEngine(state, group, ownsGroup, channels, port);
     log.info(
-        "narwhal-sim listening on {} (engine id {}, model {}, faults {})",
-        engine.baseUrl(), options.engineId(), options.model(), options.faults().specs());
+        "narwhal-sim listening on {} (engine id {}, model {}, dialect {}, faults {})",
+        engine.baseUrl(), options.engineId(), options.model(), options.dialect().wireName(),
+        options.faults().specs());
     return engine;
   }
 
@@ -135,6 +148,14 @@ public final class SimEngine implements AutoCloseable {
       host = "[" + host + "]";
     }
     return "http://" + host + ":" + port;
+  }
+
+  /**
+   * SGLang mode: the port a {@code bootstrap_port} must name for this engine to be the prefill
+   * leg ({@link SimOptions#bootstrapPort()}, or the HTTP port when that is 0).
+   */
+  public int bootstrapPort() {
+    return state.bootstrapPort();
   }
 
   /** The NIXL engine id reported in prefill descriptors. */

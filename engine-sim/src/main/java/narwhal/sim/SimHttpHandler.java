@@ -46,6 +46,7 @@ final class SimHttpHandler extends ChannelInboundHandlerAdapter {
   private boolean closed;
   private @Nullable Generation generation;
   private @Nullable ScheduledFuture<?> delayedStart;
+  private @Nullable BootstrapEndpoint bootstrapPoll;
 
   SimHttpHandler(EngineState engine) {
     this.engine = engine;
@@ -65,6 +66,10 @@ final class SimHttpHandler extends ChannelInboundHandlerAdapter {
       engine.stats.waitingChanged(-1);
     }
     delayedStart = null;
+    if (bootstrapPoll != null) {
+      bootstrapPoll.cancel();
+      bootstrapPoll = null;
+    }
     if (generation != null) {
       generation.clientGone();
       generation = null;
@@ -130,6 +135,12 @@ final class SimHttpHandler extends ChannelInboundHandlerAdapter {
       body = readJson(request);
       engine.received.add(
           new ReceivedRequest(method.name(), path, lowerCasedHeaders(request), body.node()));
+    }
+    if (path.startsWith(BootstrapEndpoint.ROOMS)) {
+      if (requireMethod(ctx, method, HttpMethod.GET, keepAlive)) {
+        pollRoom(ctx, request.uri(), keepAlive);
+      }
+      return;
     }
     switch (path) {
       case "/health":
@@ -201,7 +212,7 @@ final class SimHttpHandler extends ChannelInboundHandlerAdapter {
       send(ctx, response, keepAlive);
       return;
     }
-    engine.stats.requestReceived(request.remoteDecode(), request.kvPull());
+    engine.stats.requestReceived(request.remoteDecode() || request.bootstrapPrefill(), request.kvPull());
     RequestFaults faults = engine.faults().resolve(request.phase(), request.directives());
     if (faults.dead) {
       send(ctx, errorResponse(ctx, 503, ENGINE_DEAD_MESSAGE, null), keepAlive);
@@ -248,6 +259,22 @@ final class SimHttpHandler extends ChannelInboundHandlerAdapter {
     started.start();
   }
 
+  /** A decode engine's long poll of a bootstrap room; answered when the room is decided. */
+  private void pollRoom(ChannelHandlerContext ctx, String uri, boolean keepAlive) {
+    if (engine.faults().isDead()) {
+      send(ctx, errorResponse(ctx, 503, ENGINE_DEAD_MESSAGE, null), keepAlive);
+      return;
+    }
+    bootstrapPoll = BootstrapEndpoint.start(ctx, engine, uri, response -> {
+      bootstrapPoll = null;
+      if (closed) {
+        response.release();
+        return;
+      }
+      send(ctx, response, keepAlive);
+    });
+  }
+
   private boolean requireMethod(
       ChannelHandlerContext ctx, HttpMethod actual, HttpMethod expected, boolean keepAlive) {
     if (actual.equals(expected)) {
@@ -282,9 +309,10 @@ final class SimHttpHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
-  private static FullHttpResponse errorResponse(
+  private FullHttpResponse errorResponse(
       ChannelHandlerContext ctx, int status, String message, @Nullable String param) {
-    return HttpResponses.json(ctx.alloc(), status, ErrorBodies.envelope(status, message, param));
+    return HttpResponses.json(
+        ctx.alloc(), status, ErrorBodies.envelope(engine.options.dialect(), status, message, param));
   }
 
   /** FastAPI's own error shape for routing errors: {@code {"detail": "..."}}. */

@@ -36,6 +36,12 @@ import org.jspecify.annotations.Nullable;
  * @param maxRecordedRequests how many requests {@link SimEngine#received()} keeps (oldest dropped)
  * @param attestation the compatibility fields {@code GET /narwhal/attestation} reports, keyed as the
  *     fleet file's {@code engine_contract}; values are JSON-able (text, numbers, booleans, null, maps)
+ * @param dialect the engine family simulated: vLLM (NixlConnector) or SGLang (bootstrap rendezvous)
+ * @param bootstrapPort SGLang mode: this engine's KV bootstrap port, which {@code bootstrap_port}
+ *     names when this engine prefills; 0 means the HTTP port (the bootstrap endpoints are always
+ *     served there too); another value opens a second listener on that port
+ * @param kvWaitMillis SGLang mode: how long a decode leg waits for its prefill's KV, and a prefill
+ *     leg for its decode engine to bootstrap, before failing
  */
 public record SimOptions(
     String host,
@@ -57,7 +63,10 @@ public record SimOptions(
     int kvCacheBlocks,
     int ioThreads,
     int maxRecordedRequests,
-    Map<String, @Nullable Object> attestation) {
+    Map<String, @Nullable Object> attestation,
+    SimDialect dialect,
+    int bootstrapPort,
+    long kvWaitMillis) {
 
   public SimOptions {
     requireNonNull(host, "host");
@@ -81,6 +90,9 @@ public record SimOptions(
     check(ioThreads >= 1, "ioThreads must be at least 1, got " + ioThreads);
     check(maxRecordedRequests >= 0, "maxRecordedRequests must be >= 0");
     attestation = Attestation.freeze(requireNonNull(attestation, "attestation"));
+    requireNonNull(dialect, "dialect");
+    check(bootstrapPort >= 0 && bootstrapPort <= 65535, "bootstrapPort must be 0..65535, got " + bootstrapPort);
+    check(kvWaitMillis >= 1, "kvWaitMillis must be at least 1, got " + kvWaitMillis);
   }
 
   /** A builder holding the documented defaults and a fresh random engine id. */
@@ -110,7 +122,10 @@ public record SimOptions(
         .kvCacheBlocks(kvCacheBlocks)
         .ioThreads(ioThreads)
         .maxRecordedRequests(maxRecordedRequests)
-        .attestation(attestation);
+        .attestation(attestation)
+        .dialect(dialect)
+        .bootstrapPort(bootstrapPort)
+        .kvWaitMillis(kvWaitMillis);
   }
 
   private static void check(boolean condition, String message) {
@@ -145,6 +160,9 @@ public record SimOptions(
     private int ioThreads = 1;
     private int maxRecordedRequests = 100_000;
     private @Nullable Map<String, @Nullable Object> attestation;
+    private SimDialect dialect = SimDialect.VLLM;
+    private int bootstrapPort;
+    private long kvWaitMillis = 30_000;
     private final Map<String, @Nullable Object> attestOverrides = new LinkedHashMap<>();
 
     /** Marks a field {@link #withoutAttest} removed from the document. */
@@ -279,6 +297,21 @@ public record SimOptions(
       return this;
     }
 
+    public Builder dialect(SimDialect dialect) {
+      this.dialect = dialect;
+      return this;
+    }
+
+    public Builder bootstrapPort(int bootstrapPort) {
+      this.bootstrapPort = bootstrapPort;
+      return this;
+    }
+
+    public Builder kvWaitMillis(long kvWaitMillis) {
+      this.kvWaitMillis = kvWaitMillis;
+      return this;
+    }
+
     /** Builds the options; throws {@link IllegalArgumentException} on an out-of-range value. */
     public SimOptions build() {
       String id = engineId != null ? engineId : UUID.randomUUID().toString();
@@ -311,7 +344,10 @@ public record SimOptions(
           kvCacheBlocks,
           ioThreads,
           maxRecordedRequests,
-          fields);
+          fields,
+          dialect,
+          bootstrapPort,
+          kvWaitMillis);
     }
   }
 }

@@ -1,6 +1,7 @@
 package narwhal.sim;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A validated generation request: what the engine needs to produce its response.
@@ -16,6 +17,8 @@ import java.util.List;
  * @param remoteDecode a prefill leg: {@code kv_transfer_params.do_remote_decode} is true
  * @param kvPull a decode leg with a usable NIXL descriptor
  * @param idBase the base of the response id ({@code X-Request-Id}, {@code request_id} or random)
+ * @param bootstrap SGLang mode: the rendezvous the request carries, or null
+ * @param bootstrapPrefill SGLang mode: the rendezvous names this engine, so this is the prefill leg
  */
 record SimRequest(
     Endpoint endpoint,
@@ -28,9 +31,16 @@ record SimRequest(
     List<FaultSpec> directives,
     boolean remoteDecode,
     boolean kvPull,
-    String idBase) {
+    String idBase,
+    @Nullable BootstrapFields bootstrap,
+    boolean bootstrapPrefill) {
 
   RequestPhase phase() {
-    return remoteDecode ? RequestPhase.PREFILL : RequestPhase.DECODE;
+    return remoteDecode || bootstrapPrefill ? RequestPhase.PREFILL : RequestPhase.DECODE;
+  }
+
+  /** SGLang mode: a decode leg that must pull its KV from another engine's bootstrap room. */
+  boolean bootstrapDecode() {
+    return bootstrap != null && !bootstrapPrefill;
   }
 }

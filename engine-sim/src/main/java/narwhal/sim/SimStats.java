@@ -36,12 +36,18 @@ public final class SimStats {
     return requests.get();
   }
 
-  /** Requests carrying {@code kv_transfer_params.do_remote_decode: true}. */
+  /**
+   * Prefill legs: requests carrying {@code kv_transfer_params.do_remote_decode: true} (vLLM mode),
+   * or a rendezvous naming this engine (SGLang mode).
+   */
   public long prefills() {
     return prefills.get();
   }
 
-  /** Decode requests that carried a usable NIXL descriptor (so they "pulled" KV). */
+  /**
+   * Decode requests that "pulled" KV: vLLM mode, those carrying a usable NIXL descriptor; SGLang
+   * mode, those whose bootstrap room became ready.
+   */
   public long kvPulls() {
     return kvPulls.get();
   }
@@ -115,6 +121,10 @@ public final class SimStats {
     if (kvPull) {
       kvPulls.incrementAndGet();
     }
+  }
+
+  void kvPulled() {
+    kvPulls.incrementAndGet();
   }
 
   void requestReceived() {

@@ -37,6 +37,19 @@ class SimCliTest {
   }
 
   @Test
+  void sglangFlags() {
+    SimOptions options = SimCli.parse(
+        new String[] {"--dialect", "SGLang", "--bootstrap-port", "8998", "--kv-wait-ms=250"});
+
+    assertThat(options.dialect()).isEqualTo(SimDialect.SGLANG);
+    assertThat(options.bootstrapPort()).isEqualTo(8998);
+    assertThat(options.kvWaitMillis()).isEqualTo(250);
+    assertThat(SimCli.parse(new String[0]).dialect()).isEqualTo(SimDialect.VLLM);
+    assertThatThrownBy(() -> SimCli.parse(new String[] {"--dialect", "trtllm"}))
+        .hasMessageContaining("--dialect: dialect must be vllm or sglang, got 'trtllm'");
+  }
+
+  @Test
   void defaults() {
     SimOptions options = SimCli.parse(new String[0]);
 

@@ -3,16 +3,10 @@ package narwhal.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 import narwhal.sim.SimEngine;
 import org.junit.jupiter.api.Test;
 
@@ -27,17 +21,15 @@ import org.junit.jupiter.api.Test;
  */
 class GrpcNodeInteropTest {
 
-  private static final Path NODE_DIR = moduleDir().resolve("src/test/node");
-
   @Test
   void nodeClient_streamsCompletions_seesDeadlinesAndCancellation_andTheDocumentedStatuses() throws Exception {
-    requireNodeClient();
+    NodeScript node = NodeScript.project("node", "@grpc/grpc-js", "@grpc/proto-loader");
     try (RoutedFleet fleet = RoutedFleet.start(1, 1, RoutedFleet.fastEngines().interTokenMillis(5).build(),
         // No silence bound: the deadline check must be ended by the client's deadline alone.
         c -> c.withEngine(c.engine().withDecodeReadTimeoutS(0)), null)) {
-      Result run = runNode("interop.js", "--port", Integer.toString(fleet.router.grpcPort()));
+      NodeScript.Result run = node.run(Map.of(), 45, "interop.js", "--port", Integer.toString(fleet.router.grpcPort()));
 
-      assertThat(run.exitCode).as("node interop.js exit code; its output:%n%s", run.output).isZero();
+      assertThat(run.exitCode()).as("node interop.js exit code; its output:%n%s", run.output()).isZero();
       JsonNode report = RouterClient.json(run.jsonLine());
       assertThat(report.path("failures")).isEmpty();
       JsonNode seen = report.path("seen");
@@ -61,63 +53,6 @@ class GrpcNodeInteropTest {
       assertThat(decode.stats().cancelledStreams()).isGreaterThanOrEqualTo(2);
       assertThat(decode.stats().activeStreams()).isZero();
       fleet.assertReservationsReturnToZero();
-    }
-  }
-
-  private static void requireNodeClient() throws Exception {
-    Result version;
-    try {
-      version = runNode("--version");
-    } catch (IOException e) {
-      throw new AssertionError("`node` is not on the PATH; the gRPC interoperability test needs Node.js 18+", e);
-    }
-    assertThat(version.exitCode).as("node --version: %s", version.output).isZero();
-    if (!Files.isDirectory(NODE_DIR.resolve("node_modules/@grpc/grpc-js"))
-        || !Files.isDirectory(NODE_DIR.resolve("node_modules/@grpc/proto-loader"))) {
-      throw new AssertionError("The Node.js gRPC client is not installed in " + NODE_DIR + ": run "
-          + "`npm ci --prefix integration-tests/src/test/node` from the repository root (.ci/run does).");
-    }
-  }
-
-  private static Result runNode(String... args) throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>();
-    command.add("node");
-    command.addAll(List.of(args));
-    Process process = new ProcessBuilder(command).directory(NODE_DIR.toFile()).redirectErrorStream(true).start();
-    process.getOutputStream().close();
-    ByteArrayOutputStream output = new ByteArrayOutputStream();
-    Thread reader = new Thread(() -> copy(process.getInputStream(), output), "node-output");
-    reader.start();
-    if (!process.waitFor(45, TimeUnit.SECONDS)) {
-      process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-      reader.join(5_000);
-      throw new AssertionError("node " + String.join(" ", args) + " did not finish in 45 s; output:\n"
-          + output.toString(StandardCharsets.UTF_8));
-    }
-    reader.join(5_000);
-    return new Result(process.exitValue(), output.toString(StandardCharsets.UTF_8));
-  }
-
-  private static void copy(InputStream in, ByteArrayOutputStream out) {
-    try (in) {
-      in.transferTo(out);
-    } catch (IOException e) {
-      // The process ended; what was read is kept.
-    }
-  }
-
-  /** The integration-tests module: Surefire's working directory, or its basedir property. */
-  private static Path moduleDir() {
-    String basedir = System.getProperty("basedir");
-    return (basedir != null ? Path.of(basedir) : Path.of("")).toAbsolutePath();
-  }
-
-  private record Result(int exitCode, String output) {
-
-    /** The report interop.js prints: its one JSON line. */
-    String jsonLine() {
-      return output.lines().filter(l -> l.startsWith("{")).reduce((a, b) -> b)
-          .orElseThrow(() -> new AssertionError("interop.js printed no report:\n" + output));
     }
   }
 }

@@ -96,12 +96,30 @@ final class EngineListParser {
     String dialect =
         Objects.requireNonNullElse(
             e.choice("dialect", SectionParsers.dialects(e), true), engine.dialect());
+    Map<String, @Nullable Object> dialectOptions = dialectOptions(e);
     e.finish();
     if (iid == null || url == null) {
       return null;
     }
     return new EngineSpec(
-        iid, url, role, attestationUrl, pin, sharedDevice, dialect, engine.connector());
+        iid, url, role, attestationUrl, pin, sharedDevice, dialect, engine.connector(),
+        dialectOptions);
+  }
+
+  /**
+   * The free-form {@code dialect_options} object. Only its shape is checked here: what the keys
+   * mean is the dialect's business, checked by the dialect when the router starts.
+   */
+  private static Map<String, @Nullable Object> dialectOptions(ConfigObject e) {
+    JsonNode raw = e.raw("dialect_options");
+    if (raw == null || raw.isNull()) {
+      return Map.of();
+    }
+    if (!raw.isObject()) {
+      e.error("dialect_options", "must be an object, got " + JsonPaths.show(raw));
+      return Map.of();
+    }
+    return FreeFormJson.toMap(raw);
   }
 
   /** The URL reduced to scheme, host and port, or null when it is not a bare http(s) origin. */

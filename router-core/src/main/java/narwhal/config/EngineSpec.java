@@ -1,6 +1,9 @@
 package narwhal.config;
 
 import java.net.URI;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -18,6 +21,9 @@ import org.jspecify.annotations.Nullable;
  * @param dialect the wire dialect the router speaks to this engine: the entry's own {@code dialect}
  *     when it sets one, else {@code engine.dialect}
  * @param connector the KV connector, from {@code engine.connector}
+ * @param dialectOptions the entry's free-form {@code dialect_options}, read only by its dialect
+ *     (e.g. SGLang's {@code bootstrap_port}); comment keys dropped, JSON objects as {@code Map},
+ *     arrays as {@code List}, JSON null as null; unmodifiable, empty when absent
  */
 public record EngineSpec(
     String iid,
@@ -27,7 +33,8 @@ public record EngineSpec(
     boolean pin,
     @Nullable String sharedDevice,
     String dialect,
-    String connector) {
+    String connector,
+    Map<String, @Nullable Object> dialectOptions) {
 
   public EngineSpec {
     Objects.requireNonNull(iid, "iid");
@@ -35,6 +42,14 @@ public record EngineSpec(
     Objects.requireNonNull(role, "role");
     Objects.requireNonNull(dialect, "dialect");
     Objects.requireNonNull(connector, "connector");
+    dialectOptions = Collections.unmodifiableMap(
+        new LinkedHashMap<>(Objects.requireNonNull(dialectOptions, "dialectOptions")));
+  }
+
+  /** As the canonical constructor, without dialect options. */
+  public EngineSpec(String iid, URI url, EngineRole role, @Nullable URI attestationUrl, boolean pin,
+      @Nullable String sharedDevice, String dialect, String connector) {
+    this(iid, url, role, attestationUrl, pin, sharedDevice, dialect, connector, Map.of());
   }
 
   /** An unpinned engine speaking the default dialect over the default connector. */
@@ -57,22 +72,26 @@ public record EngineSpec(
   }
 
   public EngineSpec withRole(EngineRole newRole) {
-    return new EngineSpec(iid, url, newRole, attestationUrl, pin, sharedDevice, dialect, connector);
+    return new EngineSpec(iid, url, newRole, attestationUrl, pin, sharedDevice, dialect, connector, dialectOptions);
   }
 
   public EngineSpec withPin(boolean newPin) {
-    return new EngineSpec(iid, url, role, attestationUrl, newPin, sharedDevice, dialect, connector);
+    return new EngineSpec(iid, url, role, attestationUrl, newPin, sharedDevice, dialect, connector, dialectOptions);
   }
 
   public EngineSpec withAttestationUrl(@Nullable URI newUrl) {
-    return new EngineSpec(iid, url, role, newUrl, pin, sharedDevice, dialect, connector);
+    return new EngineSpec(iid, url, role, newUrl, pin, sharedDevice, dialect, connector, dialectOptions);
   }
 
   public EngineSpec withSharedDevice(@Nullable String newDevice) {
-    return new EngineSpec(iid, url, role, attestationUrl, pin, newDevice, dialect, connector);
+    return new EngineSpec(iid, url, role, attestationUrl, pin, newDevice, dialect, connector, dialectOptions);
   }
 
   public EngineSpec withDialect(String newDialect) {
-    return new EngineSpec(iid, url, role, attestationUrl, pin, sharedDevice, newDialect, connector);
+    return new EngineSpec(iid, url, role, attestationUrl, pin, sharedDevice, newDialect, connector, dialectOptions);
+  }
+
+  public EngineSpec withDialectOptions(Map<String, @Nullable Object> newOptions) {
+    return new EngineSpec(iid, url, role, attestationUrl, pin, sharedDevice, dialect, connector, newOptions);
   }
 }

@@ -321,6 +321,18 @@ class FleetFileParserErrorsTest {
   }
 
   @Test
+  void dialectOptions_mustBeAnObject() {
+    ObjectNode root = minimal();
+    engine(root, 0).put("dialect_options", "bootstrap_port=8998");
+    engine(root, 1).putArray("dialect_options");
+
+    assertThat(errorsOf(root))
+        .containsExactly(
+            "$.engines[0].dialect_options: must be an object, got \"bootstrap_port=8998\"",
+            "$.engines[1].dialect_options: must be an object, got []");
+  }
+
+  @Test
   void engineContract_fieldsAreTyped() {
     ObjectNode root = minimal();
     section(root, "engine_contract")

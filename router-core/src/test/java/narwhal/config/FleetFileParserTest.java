@@ -107,7 +107,8 @@ class FleetFileParserTest {
           "engines": [
             {"iid": "p0", "url": "https://Engine-A.example:9443/", "role": "prefill", "pin": true,
              "attestation_url": "http://engine-a.example:9000/attest", "shared_device": "cuda:0",
-             "dialect": "sglang"},
+             "dialect": "sglang",
+             "dialect_options": {"bootstrap_port": 8998, "_note": "x", "extra": [1, "a", null]}},
             {"iid": "d0", "url": "http://10.0.0.2:8000", "role": "decode", "shared_device": 1},
             {"iid": "b0", "url": "http://[::1]:8002", "role": "both"}
           ],
@@ -184,7 +185,8 @@ class FleetFileParserTest {
                 true,
                 "cuda:0",
                 "sglang",
-                "nixl"),
+                "nixl",
+                Map.of("bootstrap_port", 8998, "extra", java.util.Arrays.asList(1, "a", null))),
             new EngineSpec(
                 "d0",
                 URI.create("http://10.0.0.2:8000"),
@@ -368,6 +370,20 @@ class FleetFileParserTest {
 
     assertThat(config.engine().dialect()).isEqualTo("sglang");
     assertThat(config.engines()).extracting(EngineSpec::dialect).containsExactly("sglang", "vllm");
+  }
+
+  @Test
+  void dialectOptions_absentOrNull_isEmpty_andIsKeptPerEngine() throws Exception {
+    ObjectNode root = minimal();
+    engine(root, 0).putNull("dialect_options");
+    engine(root, 1).putObject("dialect_options").put("bootstrap_port", 9001);
+
+    FleetConfig config = parse(root);
+
+    assertThat(config.engines().get(0).dialectOptions()).isEmpty();
+    assertThat(config.engines().get(1).dialectOptions()).containsExactly(Map.entry("bootstrap_port", 9001));
+    assertThat(config.engines().get(1).withRole(EngineRole.BOTH).dialectOptions())
+        .isEqualTo(config.engines().get(1).dialectOptions());
   }
 
   @Test

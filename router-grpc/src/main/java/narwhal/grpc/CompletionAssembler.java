@@ -1,5 +1,6 @@
 package narwhal.grpc;
 
+import narwhal.core.api.ResponseBudget;
 import narwhal.core.api.ResponseStart;
 import narwhal.proto.v1.Completion;
 import narwhal.proto.v1.MetadataChunk;
@@ -13,7 +14,9 @@ import org.jspecify.annotations.Nullable;
  * Builds a {@code Complete} answer from the relayed events, as the HTTP front-end assembles a
  * non-streaming response: the token texts concatenated, the last {@code finish_reason} set, the
  * engine's usage when it sent one (otherwise the generated chunks counted, prompt tokens 0), the
- * chat role. Memory is bounded: text beyond {@code maxBytes} is refused as it arrives.
+ * chat role. Memory is bounded as HTTP bounds its assembled responses ({@link ResponseBudget}):
+ * the text is counted in UTF-8 bytes as it arrives and refused once over {@code maxBytes}, and the
+ * finished message, framing included, is checked once more.
  */
 final class CompletionAssembler {
 
@@ -27,7 +30,7 @@ final class CompletionAssembler {
   }
 
   private final Route route;
-  private final long maxBytes;
+  private final ResponseBudget budget;
   private final StringBuilder text = new StringBuilder();
   private @Nullable String finishReason;
   private @Nullable Usage usage;
@@ -36,17 +39,15 @@ final class CompletionAssembler {
 
   CompletionAssembler(Route route, long maxBytes) {
     this.route = route;
-    this.maxBytes = maxBytes;
+    this.budget = new ResponseBudget(maxBytes);
   }
 
   void add(StreamEvent event) throws OverflowException {
     if (event.hasToken()) {
       TokenDelta t = event.getToken();
       tokens++;
-      // Characters are at least one byte each: a lower bound that never lets the text outgrow the limit.
-      if (text.length() + (long) t.getText().length() > maxBytes) {
-        throw new OverflowException(
-            "response exceeds the limit of " + maxBytes + " bytes (serving.max_response_bytes)");
+      if (!budget.add(t.getText())) {
+        throw new OverflowException(budget.overLimitMessage());
       }
       text.append(t.getText());
       take(t.hasFinishReason() ? t.getFinishReason() : null, t.hasUsage() ? t.getUsage() : null, t.getRole());
@@ -56,7 +57,8 @@ final class CompletionAssembler {
     }
   }
 
-  Completion build(ResponseStart start) {
+  /** The answer; throws when the whole message is over the limit. */
+  Completion build(ResponseStart start) throws OverflowException {
     boolean chat = route == Route.ROUTE_CHAT_COMPLETIONS;
     Completion.Builder out = Completion.newBuilder()
         .setId((chat ? "chatcmpl-" : "cmpl-") + start.requestId())
@@ -72,7 +74,11 @@ final class CompletionAssembler {
     if (chat) {
       out.setRole(role.isEmpty() ? "assistant" : role);
     }
-    return out.build();
+    Completion completion = out.build();
+    if (!budget.fits(completion.getSerializedSize())) {
+      throw new OverflowException(budget.overLimitMessage());
+    }
+    return completion;
   }
 
   private void take(@Nullable String finish, @Nullable Usage chunkUsage, String chunkRole) {

@@ -4,17 +4,15 @@ import io.grpc.Deadline;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.Status;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import narwhal.core.api.ClientErrors;
 import narwhal.core.api.ClientSink;
 import narwhal.core.api.CompletionService;
 import narwhal.core.api.InvalidRequestException;
-import narwhal.core.api.RequestHandle;
 import narwhal.core.api.ResponseStart;
 import narwhal.core.api.RouterError;
 import narwhal.core.api.ServedModel;
+import narwhal.core.api.SinkGuard;
 import narwhal.openai.StructuredRequests;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.Route;
@@ -27,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * One {@code StreamCompletion} or {@code Complete} call: the gRPC listener for the call's single
  * request message and the {@link ClientSink} the core delivers the outcome to. Subclasses decide
  * how the outcome is written (a stream of events, or one assembled message); this class validates
- * and submits the request and enforces the sink contract around them.
+ * and submits the request and enforces the sink contract around them ({@link SinkGuard}, shared
+ * with the HTTP front-end).
  *
  * <p>Threading: gRPC callbacks may arrive on the transport's thread and hop to the call's loop;
  * everything else (the sink, every {@link ServerCall} method after {@code startCall}) runs on the
@@ -55,12 +54,8 @@ abstract class CompletionCall<R> extends ServerCall.Listener<CompletionRequest> 
   private final OpenCalls openCalls;
   private @Nullable CompletionRequest received;
   private Route route = Route.ROUTE_UNSPECIFIED;
-  private @Nullable RequestHandle handle;
-  private @Nullable List<Runnable> deferred;
-  private boolean submitting;
+  private final SinkGuard guard = new SinkGuard();
   private boolean begun;
-  private boolean terminal;
-  private boolean cancelled;
 
   CompletionCall(ServerCall<CompletionRequest, R> call, CallStart start, CompletionService service,
       long maxRequestBytes, OpenCalls openCalls) {
@@ -119,17 +114,13 @@ abstract class CompletionCall<R> extends ServerCall.Listener<CompletionRequest> 
 
   @Override
   public final void onReady() {
-    start.loop().runInLoop(() -> {
-      if (!terminal && handle != null) {
-        handle.clientWritable();
-      }
-    });
+    start.loop().runInLoop(guard::clientWritable);
   }
 
   // ---- the request ----
 
   private void begin() {
-    if (terminal || begun) {
+    if (guard.ended() || begun) {
       return;
     }
     begun = true;
@@ -175,30 +166,20 @@ abstract class CompletionCall<R> extends ServerCall.Listener<CompletionRequest> 
   }
 
   private void submit(CompletionRequest request) {
-    submitting = true;
+    Long deadlineNanos = start.deadlineNanos();
     try {
-      Long deadlineNanos = start.deadlineNanos();
-      handle = deadlineNanos == null
+      guard.submit(() -> deadlineNanos == null
           ? service.submit(request, this, start.loop(), start.arrivalNanos())
-          : service.submit(request, this, start.loop(), start.arrivalNanos(), deadlineNanos);
+          : service.submit(request, this, start.loop(), start.arrivalNanos(), deadlineNanos));
     } catch (RuntimeException e) {
       log.error("CompletionService.submit failed", e);
-      deferred = null;
       close(Status.INTERNAL.withDescription("internal router error"), new Metadata());
-      return;
-    } finally {
-      submitting = false;
-    }
-    List<Runnable> early = deferred;
-    deferred = null;
-    if (early != null) {
-      early.forEach(Runnable::run);
     }
   }
 
   /** The client went away (cancelled, deadline, connection lost): cancel unless already closed. */
   private void clientGone() {
-    if (!terminal) {
+    if (!guard.ended()) {
       markTerminal();
       cancelHandle();
     }
@@ -207,7 +188,7 @@ abstract class CompletionCall<R> extends ServerCall.Listener<CompletionRequest> 
   /** The server is shutting down: end the call UNAVAILABLE, so the client retries elsewhere. */
   final void shutDown() {
     start.loop().runInLoop(() -> {
-      if (!terminal) {
+      if (!guard.ended()) {
         cancelHandle();
         close(Status.UNAVAILABLE.withDescription("the router is shutting down: retry the request"),
             GrpcErrors.requestTrailers(requestId()));
@@ -249,7 +230,7 @@ abstract class CompletionCall<R> extends ServerCall.Listener<CompletionRequest> 
 
   /** The router's id for the request, once submitted. */
   protected final @Nullable String requestId() {
-    return handle == null ? null : handle.requestId();
+    return guard.requestId();
   }
 
   /** The validated request's route (completions or chat). */
@@ -258,7 +239,7 @@ abstract class CompletionCall<R> extends ServerCall.Listener<CompletionRequest> 
   }
 
   protected final boolean isTerminal() {
-    return terminal;
+    return guard.ended();
   }
 
   /** Response headers: the router's request id, as HTTP's {@code x-request-id}. */
@@ -274,7 +255,7 @@ abstract class CompletionCall<R> extends ServerCall.Listener<CompletionRequest> 
 
   /** Ends the call; nothing more is written. */
   protected final void close(Status status, Metadata trailers) {
-    if (terminal) {
+    if (guard.ended()) {
       return;
     }
     markTerminal();
@@ -288,10 +269,7 @@ abstract class CompletionCall<R> extends ServerCall.Listener<CompletionRequest> 
 
   /** The front-end abandons an outcome the core is still producing. */
   protected final void cancelHandle() {
-    if (!cancelled && handle != null) {
-      cancelled = true;
-      handle.cancel();
-    }
+    guard.cancel();
   }
 
   /**
@@ -299,27 +277,17 @@ abstract class CompletionCall<R> extends ServerCall.Listener<CompletionRequest> 
    * limit): the core stops the request and journals it as failed with {@code reason}.
    */
   protected final void abortHandle(RouterError error, String reason) {
-    if (!cancelled && handle != null) {
-      cancelled = true;
-      handle.abort(error, reason);
-    }
+    guard.abort(error, reason);
   }
 
   private void markTerminal() {
-    terminal = true;
+    guard.end();
     openCalls.remove(this);
   }
 
   /** True when the call should run now; defers it while {@code submit} is on the stack. */
   private boolean accept(Runnable replay) {
     assert start.loop().inLoop() : "ClientSink called off the call's loop";
-    if (submitting) {
-      if (deferred == null) {
-        deferred = new ArrayList<>();
-      }
-      deferred.add(replay);
-      return false;
-    }
-    return !terminal;
+    return guard.accept(replay);
   }
 }

@@ -4,6 +4,7 @@ import io.grpc.ServerCall;
 import io.grpc.Status;
 import narwhal.core.api.ClientErrors;
 import narwhal.core.api.CompletionService;
+import narwhal.core.api.ResponseBudget;
 import narwhal.core.api.ResponseStart;
 import narwhal.core.api.RouterError;
 import narwhal.proto.v1.Completion;
@@ -54,10 +55,7 @@ final class UnaryCall extends CompletionCall<Completion> {
     try {
       assembler().add(event);
     } catch (CompletionAssembler.OverflowException e) {
-      // Answered first: the call is then closed to the error the abort makes the core send.
-      RouterError error = ClientErrors.unassemblable(e.getMessage());
-      respondError(error);
-      abortHandle(error, "response_limit");
+      overLimit(e);
     }
   }
 
@@ -68,9 +66,30 @@ final class UnaryCall extends CompletionCall<Completion> {
       respondError(ClientErrors.noTokenArrived());
       return;
     }
+    Completion completion;
+    try {
+      completion = assembler().build(rs);
+    } catch (CompletionAssembler.OverflowException e) {
+      // Called from inside the core's completion: the core journals the failure, not a success.
+      overLimit(e);
+      return;
+    }
     call.sendHeaders(headers(rs));
-    call.sendMessage(assembler().build(rs));
+    call.sendMessage(completion);
     close(Status.OK, GrpcErrors.requestTrailers(requestId()));
+  }
+
+  /**
+   * The answer is over the limit: the core is told first (it frees the seat before the client
+   * hears anything, and sends the error back when the request was still running, which closes the
+   * call); otherwise the call is closed here.
+   */
+  private void overLimit(CompletionAssembler.OverflowException e) {
+    RouterError error = ClientErrors.unassemblable(e.getMessage());
+    abortHandle(error, ResponseBudget.REASON);
+    if (!isTerminal()) {
+      respondError(error);
+    }
   }
 
   @Override

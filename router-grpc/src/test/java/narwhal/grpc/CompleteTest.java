@@ -105,6 +105,37 @@ class CompleteTest {
   }
 
   @Test
+  void complete_nonAsciiOutput_isCountedInUtf8Bytes() {
+    // Five characters, ten bytes: over an 8-byte limit though a character count would pass it.
+    router = new InProcessRouter(cleanup, new GrpcFrontEndOptions("in-process", 0, 1 << 20, 8));
+    router.service.script(call -> call.stream(token("éé"), token("éé"), token("é")));
+
+    InProcessRouter.Recorder<Completion> r = complete(completion("hi"));
+    router.clock.advanceMillis(10);
+
+    assertThat(r.messages).isEmpty();
+    assertThat(r.status.getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+    assertThat(router.service.onlyCall().handle.aborts).containsExactly(
+        "response_limit: Upstream response could not be assembled: response exceeds the limit of 8 bytes"
+            + " (serving.max_response_bytes)");
+  }
+
+  @Test
+  void complete_finishedMessageOverTheLimit_isNotSent_andAbortsAsTheResponseLimit() {
+    // The text fits; the message around it (id, model, usage) does not, as with HTTP's JSON body.
+    router = new InProcessRouter(cleanup, new GrpcFrontEndOptions("in-process", 0, 1 << 20, 40));
+    router.service.script(call -> call.stream(token("x".repeat(30))));
+
+    InProcessRouter.Recorder<Completion> r = complete(completion("hi"));
+    router.clock.advanceMillis(10);
+
+    assertThat(r.messages).isEmpty();
+    assertThat(r.status.getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+    assertThat(r.status.getDescription()).endsWith("exceeds the limit of 40 bytes (serving.max_response_bytes)");
+    assertThat(router.service.onlyCall().handle.aborts).singleElement().asString().startsWith("response_limit: ");
+  }
+
+  @Test
   void listModels_namesTheServedModel() {
     ListModelsResponse models = io.grpc.stub.ClientCalls.blockingUnaryCall(router.channel,
         narwhal.proto.v1.RouterGrpc.getListModelsMethod(), io.grpc.CallOptions.DEFAULT,

@@ -3,6 +3,7 @@ package narwhal.http;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import narwhal.core.api.ResponseBudget;
 import narwhal.core.api.ResponseStart;
 import narwhal.core.api.ClientErrors;
 import narwhal.core.api.RouterError;
@@ -13,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  * A {@code stream: false} request: the events are assembled into one OpenAI response body, sent
  * once the engine stream completes. Failures at any point are plain HTTP errors. When the
  * response cannot be built (malformed engine output, or more than {@code maxResponseBytes}) the
- * request is cancelled and the client gets 502 {@code decode}.
+ * request is aborted (journal {@code failed}) and the client gets 502 {@code decode}.
  */
 final class AssembledExchange extends CompletionExchange {
 
@@ -46,10 +47,7 @@ final class AssembledExchange extends CompletionExchange {
     try {
       assembler.add(chunk);
     } catch (ResponseAssembler.AssemblyException e) {
-      // Answered first: the exchange is then closed to the error the abort makes the core send.
-      RouterError error = decodeFailure(e);
-      respond(Responses.error(error, requestId()));
-      abortHandle(error, failureReason(e));
+      abortAndRespond(decodeFailure(e), failureReason(e));
     }
   }
 
@@ -64,9 +62,7 @@ final class AssembledExchange extends CompletionExchange {
       body = assembler.build(start);
     } catch (ResponseAssembler.AssemblyException e) {
       // Called from inside the core's completion: the core journals the failure, not a success.
-      RouterError error = decodeFailure(e);
-      respond(Responses.error(error, requestId()));
-      abortHandle(error, failureReason(e));
+      abortAndRespond(decodeFailure(e), failureReason(e));
       return;
     }
     FullHttpResponse response = Responses.json(HttpResponseStatus.OK, body);
@@ -84,7 +80,7 @@ final class AssembledExchange extends CompletionExchange {
 
   /** The journal reason: the size limit, or engine output that cannot form a response. */
   private static String failureReason(ResponseAssembler.AssemblyException e) {
-    return e.overLimit ? "response_limit" : "invalid_response";
+    return e.overLimit ? ResponseBudget.REASON : "invalid_response";
   }
 
   private static RouterError decodeFailure(ResponseAssembler.AssemblyException e) {

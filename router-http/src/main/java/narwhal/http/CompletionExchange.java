@@ -4,15 +4,13 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
-import java.util.ArrayList;
-import java.util.List;
 import narwhal.core.api.AdmissionTicket;
 import narwhal.core.api.ClientSink;
 import narwhal.core.api.CompletionService;
-import narwhal.core.api.RequestHandle;
 import narwhal.core.api.ResponseStart;
 import narwhal.core.api.ClientErrors;
 import narwhal.core.api.RouterError;
+import narwhal.core.api.SinkGuard;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.Route;
 import narwhal.proto.v1.StreamEvent;
@@ -21,7 +19,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * One submitted completion, from {@code submit} to the last byte of its response: the
  * {@link ClientSink} the core delivers to. Subclasses decide how the outcome is written
- * (SSE relay or one assembled JSON body); this class enforces the sink contract around them.
+ * (SSE relay or one assembled JSON body); this class enforces the sink contract around them
+ * ({@link SinkGuard}, shared with the gRPC front-end).
  *
  * <ul>
  *   <li>Every call must arrive on the channel's event loop (asserted).
@@ -47,11 +46,7 @@ abstract class CompletionExchange implements ClientSink {
   protected final Route route;
   private final Listener listener;
   private final boolean keepAlive;
-  private @Nullable RequestHandle handle;
-  private @Nullable List<Runnable> deferred;
-  private boolean submitting;
-  private boolean terminal;
-  private boolean cancelled;
+  private final SinkGuard guard = new SinkGuard();
 
   CompletionExchange(ChannelHandlerContext ctx, Route route, boolean keepAlive, Listener listener) {
     this.ctx = ctx;
@@ -62,37 +57,25 @@ abstract class CompletionExchange implements ClientSink {
 
   /** Hands the request to the core; outcome callbacks may start during this call. */
   final void submit(CompletionService service, AdmissionTicket ticket, CompletionRequest request) {
-    submitting = true;
-    try {
-      handle = service.submit(ticket, request, this);
-    } finally {
-      submitting = false;
-    }
-    List<Runnable> early = deferred;
-    deferred = null;
-    if (early != null) {
-      early.forEach(Runnable::run);
-    }
+    guard.submit(() -> service.submit(ticket, request, this));
   }
 
   /** The client went away: cancel the request unless its outcome was already written. */
   final void clientGone() {
-    if (!terminal) {
-      terminal = true;
+    if (!guard.ended()) {
+      guard.end();
       cancelHandle();
     }
   }
 
   /** The channel became writable again after {@link #isWritable()} returned false. */
   final void channelWritable() {
-    if (!terminal && handle != null) {
-      handle.clientWritable();
-    }
+    guard.clientWritable();
   }
 
   /** Stops delivery without writing anything (the front-end already answered). */
   final void abandon() {
-    terminal = true;
+    guard.end();
   }
 
   @Override
@@ -134,7 +117,6 @@ abstract class CompletionExchange implements ClientSink {
 
   protected abstract void failed(RouterError error);
 
-  /** The router's id for the request: the {@code x-request-id} response header. */
   /**
    * The core completes a stream only after a token started it; should that contract ever be
    * broken, answer as the spec does for a stream that ended before any token.
@@ -145,8 +127,9 @@ abstract class CompletionExchange implements ClientSink {
         requestId()));
   }
 
+  /** The router's id for the request: the {@code x-request-id} response header. */
   protected final @Nullable String requestId() {
-    return handle == null ? null : handle.requestId();
+    return guard.requestId();
   }
 
   protected final boolean keepAlive() {
@@ -161,16 +144,13 @@ abstract class CompletionExchange implements ClientSink {
 
   /** The outcome is written (up to {@code lastWrite}); nothing more will be delivered. */
   protected final void finish(ChannelFuture lastWrite, boolean close) {
-    terminal = true;
+    guard.end();
     listener.responseDone(lastWrite, close || !keepAlive);
   }
 
   /** The front-end abandons a response the core is still producing. */
   protected final void cancelHandle() {
-    if (!cancelled && handle != null) {
-      cancelled = true;
-      handle.cancel();
-    }
+    guard.cancel();
   }
 
   /**
@@ -178,22 +158,26 @@ abstract class CompletionExchange implements ClientSink {
    * limit): the core stops the request and journals it as failed with {@code reason}.
    */
   protected final void abortHandle(RouterError error, String reason) {
-    if (!cancelled && handle != null) {
-      cancelled = true;
-      handle.abort(error, reason);
+    guard.abort(error, reason);
+  }
+
+  /**
+   * The front-end gives up on the response and answers the client with {@code error} itself. The
+   * core is told first: it frees the request's seat before the client hears anything, so a request
+   * the client pipelined behind this one (served as soon as this answer is written) finds the seat
+   * free instead of a spurious 429. The core sends the error back to this sink when the request was
+   * still running, which answers it; otherwise it is answered here.
+   */
+  protected final void abortAndRespond(RouterError error, String reason) {
+    abortHandle(error, reason);
+    if (!guard.ended()) {
+      respond(Responses.error(error, requestId()));
     }
   }
 
   /** True when the call should run now; defers it while {@code submit} is on the stack. */
   private boolean accept(Runnable replay) {
     assert ctx.executor().inEventLoop() : "ClientSink called off the channel's event loop";
-    if (submitting) {
-      if (deferred == null) {
-        deferred = new ArrayList<>();
-      }
-      deferred.add(replay);
-      return false;
-    }
-    return !terminal;
+    return guard.accept(replay);
   }
 }

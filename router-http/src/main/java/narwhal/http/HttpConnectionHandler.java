@@ -2,10 +2,12 @@ package narwhal.http;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -20,6 +22,7 @@ import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import narwhal.core.api.AdmissionTicket;
 import narwhal.core.api.ClientErrors;
 import narwhal.core.api.CompletionService;
@@ -27,6 +30,7 @@ import narwhal.core.api.InvalidRequestException;
 import narwhal.core.api.RouterError;
 import narwhal.core.api.ServedModel;
 import narwhal.core.time.Scheduler;
+import narwhal.core.time.Timer;
 import narwhal.engine.http.EventLoopScheduler;
 import narwhal.openai.Json;
 import narwhal.openai.OpenAiRequestCodec;
@@ -50,6 +54,9 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
     implements CompletionExchange.Listener {
 
   private static final Logger log = LoggerFactory.getLogger(HttpConnectionHandler.class);
+
+  /** How long a refused connection goes on reading what its client still sends; see lingerAfter. */
+  static final long LINGER_MS = 2_000;
 
   private enum State {
     /** Waiting for a request head. */
@@ -83,6 +90,8 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
   private long arrivalNanos;
   /** The admission of the request whose body is being read; null once submitted or ended. */
   private @Nullable AdmissionTicket ticket;
+  /** Ends the ticket if its body has not arrived by the request's deadline; see armBodyDeadline. */
+  private Timer bodyDeadline = Timer.NONE;
   private @Nullable CompletionExchange exchange;
 
   HttpConnectionHandler(
@@ -137,8 +146,7 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
     body = null;
     if (ticket != null) {
       // Gone before its body was complete: the core frees the seat and journals it cancelled.
-      ticket.abandon();
-      ticket = null;
+      takeTicket().abandon();
     }
     if (exchange != null) {
       exchange.clientGone();
@@ -242,6 +250,7 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
       return;
     }
     ticket = admitted;
+    armBodyDeadline(admitted);
     long contentLength;
     try {
       contentLength = HttpUtil.getContentLength(request, -1L);
@@ -266,8 +275,7 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
   private void onContent(HttpContent content) {
     if (state == State.READING_BODY) {
       if (content.decoderResult().isFailure()) {
-        Throwable cause = content.decoderResult().cause();
-        refuseBodyAndClose(Responses.malformedHttp(cause == null ? "undecodable" : String.valueOf(cause.getMessage())));
+        refuseBodyAndClose(malformed(content.decoderResult()));
         return;
       }
       if (!body().append(content.content())) {
@@ -288,8 +296,7 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
     byte[] bytes = body().toByteArray();
     body = null;
     Route route = this.route;
-    AdmissionTicket admitted = ticket();
-    ticket = null;
+    AdmissionTicket admitted = takeTicket();
     CompletionRequest request;
     try {
       // Accepted requests run on the served model, whatever (if anything) the client named.
@@ -362,25 +369,25 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
 
   /** The body is refused (400, 413): the core journals it as invalid; answer and close. */
   private void refuseBodyAndClose(RouterError error) {
-    AdmissionTicket admitted = ticket();
-    ticket = null;
+    AdmissionTicket admitted = takeTicket();
     body = null;
     admitted.invalid(error);
     rejectAndClose(Responses.error(error, admitted.requestId()));
   }
 
-  /** A malformed request line, header block or chunk: answer 400 and close. */
+  /** A malformed request line or header block: answer 400 and close. */
   private boolean failed(DecoderResult result) {
     if (!result.isFailure()) {
       return false;
     }
-    Throwable cause = result.cause();
-    rejectAndClose(
-        Responses.error(
-            Responses.malformedHttp(
-                cause == null ? "undecodable" : String.valueOf(cause.getMessage())),
-            null));
+    rejectAndClose(Responses.error(malformed(result), null));
     return true;
+  }
+
+  /** The 400 for what the HTTP decoder could not decode (a head or a chunk). */
+  private static RouterError malformed(DecoderResult result) {
+    Throwable cause = result.cause();
+    return Responses.malformedHttp(cause == null ? "undecodable" : String.valueOf(cause.getMessage()));
   }
 
   /** Answers the request without reading its body; the connection may stay open. */
@@ -400,7 +407,37 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
 
   private void rejectAndClose(FullHttpResponse response) {
     HttpUtil.setKeepAlive(response, false);
-    closeAfter(ctx().writeAndFlush(response));
+    lingerAfter(ctx().writeAndFlush(response));
+  }
+
+  /**
+   * Ends a connection refused while its client may still be sending the body (413, a malformed
+   * request). Closing at once over unread input makes the kernel reset the connection, so the
+   * client's write fails before it reads the answer: Node's fetch, under the OpenAI SDK, then
+   * reports EPIPE instead of the 413. So, as web servers do: the answer is followed by a FIN, input
+   * is read and dropped, and the channel closes when the client closes, at most {@link #LINGER_MS}
+   * later.
+   */
+  private void lingerAfter(ChannelFuture lastWrite) {
+    state = State.CLOSING;
+    body = null;
+    releaseBacklog();
+    Channel channel = ctx().channel();
+    if (!(channel instanceof DuplexChannel duplex)) {
+      closeAfter(lastWrite);
+      return;
+    }
+    channel.config().setAutoRead(true); // the backlog may have paused reading
+    Timer lingering = scheduler().schedule(channel::close, LINGER_MS, TimeUnit.MILLISECONDS);
+    channel.closeFuture().addListener(closed -> lingering.cancel());
+    lastWrite.addListener(
+        (ChannelFutureListener) written -> {
+          if (written.isSuccess()) {
+            duplex.shutdownOutput();
+          } else {
+            channel.close();
+          }
+        });
   }
 
   private void closeAfter(ChannelFuture lastWrite) {
@@ -438,11 +475,42 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
     return c;
   }
 
-  private AdmissionTicket ticket() {
+  /**
+   * Bounds the body upload by what is left of the request's deadline: the seat is held from the
+   * headers on, and a client that sends headers then stalls must not keep it past the time the
+   * request could have run in all.
+   */
+  private void armBodyDeadline(AdmissionTicket admitted) {
+    long limit = admitted.timeLimitNanos();
+    if (limit == Long.MAX_VALUE) {
+      return;
+    }
+    long remaining = admitted.arrivalNanos() + limit - admitted.loop().nanoTime();
+    bodyDeadline = admitted.loop().schedule(this::bodyTimedOut, Math.max(0, remaining), TimeUnit.NANOSECONDS);
+  }
+
+  /** The body did not arrive in time: 408, the core journals it expired, and the connection closes. */
+  private void bodyTimedOut() {
+    bodyDeadline = Timer.NONE;
+    if (state != State.READING_BODY || ticket == null) {
+      return;
+    }
+    AdmissionTicket admitted = takeTicket();
+    body = null;
+    RouterError error = ClientErrors.bodyTimeout(admitted.timeLimitNanos());
+    admitted.expired(error);
+    rejectAndClose(Responses.error(error, admitted.requestId()));
+  }
+
+  /** The admitted request leaves the connection's hands (submitted or ended): its body deadline goes too. */
+  private AdmissionTicket takeTicket() {
     AdmissionTicket t = ticket;
     if (t == null) {
       throw new IllegalStateException("no admitted request in progress");
     }
+    ticket = null;
+    bodyDeadline.cancel();
+    bodyDeadline = Timer.NONE;
     return t;
   }
 

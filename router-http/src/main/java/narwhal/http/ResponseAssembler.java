@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
+import narwhal.core.api.ResponseBudget;
 import narwhal.core.api.ResponseStart;
 import narwhal.openai.Json;
 import narwhal.proto.v1.Route;
@@ -23,8 +24,9 @@ import org.jspecify.annotations.Nullable;
  * counted and the prompt tokens unknown (0). The chat {@code content} is null when the reply is
  * only reasoning, refusal or tool calls.
  *
- * <p>Memory is bounded: the collected output is measured as it arrives and the assembler
- * reports an overflow as soon as the response must exceed {@code maxBytes}.
+ * <p>Memory is bounded: the collected output is measured in UTF-8 bytes as it arrives ({@link
+ * ResponseBudget}, as gRPC's {@code Complete} does) and the assembler reports an overflow as soon
+ * as the response must exceed the limit; the finished body is checked once more.
  */
 final class ResponseAssembler {
 
@@ -50,7 +52,7 @@ final class ResponseAssembler {
   };
 
   private final Route route;
-  private final long maxBytes;
+  private final ResponseBudget budget;
   private final StringBuilder text = new StringBuilder();
   private final Map<String, StringBuilder> deltaTexts = new LinkedHashMap<>();
   private final TreeMap<Integer, ObjectNode> toolCalls = new TreeMap<>();
@@ -60,19 +62,17 @@ final class ResponseAssembler {
   private @Nullable JsonNode usage;
   private String role = "assistant";
   private long tokens;
-  /** A lower bound on the response size: every collected character is at least one byte. */
-  private long collectedChars;
 
   ResponseAssembler(Route route, long maxBytes) {
     this.route = route;
-    this.maxBytes = maxBytes;
+    this.budget = new ResponseBudget(maxBytes);
   }
 
   void add(ChunkView chunk) throws AssemblyException {
     if (chunk.isToken()) {
       tokens++;
       text.append(chunk.text());
-      grow(chunk.text().length());
+      grow(chunk.text());
     }
     if (chunk.finishReason() != null) {
       finishReason = chunk.finishReason();
@@ -109,7 +109,7 @@ final class ResponseAssembler {
     choice.set("stop_reason", stopReason);
     response.set("usage", usage != null ? usage : computedUsage());
     byte[] body = Json.compactBytes(response);
-    if (body.length > maxBytes) {
+    if (!budget.fits(body.length)) {
       throw overflow();
     }
     return body;
@@ -168,7 +168,7 @@ final class ResponseAssembler {
       JsonNode value = delta.get(name);
       if (value != null && value.isTextual()) {
         deltaTexts.computeIfAbsent(name, n -> new StringBuilder()).append(value.textValue());
-        grow(value.textValue().length());
+        grow(value.textValue());
       }
     }
     JsonNode calls = delta.get("tool_calls");
@@ -209,7 +209,7 @@ final class ResponseAssembler {
       JsonNode arguments = function.get("arguments");
       if (arguments != null && arguments.isTextual()) {
         target.put("arguments", target.get("arguments").textValue() + arguments.textValue());
-        grow(arguments.textValue().length());
+        grow(arguments.textValue());
       }
     }
   }
@@ -239,19 +239,17 @@ final class ResponseAssembler {
       } else {
         logprobs.set(field.getKey(), value.deepCopy());
       }
-      grow(value.toString().length());
+      grow(value.toString());
     }
   }
 
-  private void grow(long chars) throws AssemblyException {
-    collectedChars += chars;
-    if (collectedChars > maxBytes) {
+  private void grow(String collected) throws AssemblyException {
+    if (!budget.add(collected)) {
       throw overflow();
     }
   }
 
   private AssemblyException overflow() {
-    return new AssemblyException(
-        "response exceeds the limit of " + maxBytes + " bytes (serving.max_response_bytes)", true);
+    return new AssemblyException(budget.overLimitMessage(), true);
   }
 }

@@ -1,5 +1,6 @@
 package narwhal.http;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.DefaultHttpContent;
@@ -29,8 +30,13 @@ import org.jspecify.annotations.Nullable;
  */
 final class StreamingExchange extends CompletionExchange {
 
+  /** What the chunked encoding adds around a frame: hex size and two CRLFs. */
+  private static final int CHUNK_FRAMING_BYTES = 16;
+
   private final boolean keepTokenIds;
+  private final Runnable flush = this::flushNow;
   private @Nullable SseChunkWriter writer;
+  private boolean flushPending;
 
   StreamingExchange(
       ChannelHandlerContext ctx,
@@ -60,7 +66,9 @@ final class StreamingExchange extends CompletionExchange {
         .set(Responses.REQUEST_ID_HEADER, requestId() != null ? requestId() : start.requestId());
     HttpUtil.setTransferEncodingChunked(head, true);
     HttpUtil.setKeepAlive(head, keepAlive());
-    ctx.writeAndFlush(head);
+    // The first token follows at once (the core commits on it): both leave in one flush.
+    ctx.write(head);
+    scheduleFlush();
   }
 
   @Override
@@ -69,7 +77,37 @@ final class StreamingExchange extends CompletionExchange {
       // The core commits before relaying; an event ahead of onStart has nowhere to go.
       return;
     }
-    ctx.writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(writer.frame(chunk))));
+    ByteBuf frame = writer.frame(chunk, ctx.alloc());
+    // Unflushed bytes count against the high-water mark. Flush them before they could cross it,
+    // so "not writable" (which pauses the engine stream) still means the client is not reading.
+    if (flushPending && frame.readableBytes() + CHUNK_FRAMING_BYTES >= ctx.channel().bytesBeforeUnwritable()) {
+      ctx.flush();
+    }
+    // A void promise: a failed write fails the connection through the pipeline, and no one waits
+    // on a single token's write.
+    ctx.write(new DefaultHttpContent(frame), ctx.voidPromise());
+    if (ctx.channel().isWritable()) {
+      scheduleFlush();
+    } else {
+      ctx.flush();
+    }
+  }
+
+  /**
+   * One flush per event-loop pass, not per event: the events one engine read carries (and
+   * anything else this pass relays to the client) leave in one write. The task runs right after
+   * the pass's I/O, so a lone token is not held back.
+   */
+  private void scheduleFlush() {
+    if (!flushPending) {
+      flushPending = true;
+      ctx.executor().execute(flush);
+    }
+  }
+
+  private void flushNow() {
+    flushPending = false;
+    ctx.flush();
   }
 
   @Override

@@ -118,7 +118,7 @@ class AssembledResponseTest extends FrontEndTestSupport {
   }
 
   @Test
-  void responseOverTheLimit_is502Decode_andCancelsTheRequest() throws Exception {
+  void responseOverTheLimit_is502Decode_andAbortsTheRequest() throws Exception {
     String hundred = "x".repeat(100);
     StreamEvent[] many = new StreamEvent[12];
     for (int i = 0; i < many.length; i++) {
@@ -136,10 +136,35 @@ class AssembledResponseTest extends FrontEndTestSupport {
                     + "exceeds the limit of 1000 bytes (serving.max_response_bytes)\","
                     + "\"type\":\"decode\",\"param\":null,\"code\":\"decode\"}}"));
     Call call = service.nextCall();
-    await("the request to be cancelled", () -> call.handle.cancels.get() == 1);
+    // Aborted before the client was answered: the journal says failed (response_limit), not cancelled.
+    assertThat(call.handle.aborts).containsExactly("response_limit: " + json(response.body()).at("/error/message").asText());
     // The connection still serves the next request.
     assertThat(get("/health").statusCode()).isEqualTo(200);
-    assertThat(call.handle.cancels.get()).isEqualTo(1);
+    assertThat(call.handle.cancels.get()).isZero();
+  }
+
+  @Test
+  void responseOverTheLimit_freesItsSeatBeforeAnswering_soAPipelinedRequestIsAdmitted() throws Exception {
+    // One seat: the request pipelined behind the oversized one is read as soon as the 502 is
+    // written, and must find the seat already free rather than get a 429.
+    service.seats(1);
+    String hundred = "x".repeat(100);
+    service.script(call -> {
+      if (call.request.getPrompt().getText().equals("long")) {
+        StreamEvent[] many = new StreamEvent[12];
+        java.util.Arrays.fill(many, Events.completionToken(hundred));
+        call.stream(many);
+      } else {
+        call.stream(Events.completionFinal("ok", "stop", "null"));
+      }
+    });
+    try (RawHttp http = new RawHttp(frontEnd.port())) {
+      http.post("/v1/completions", "{\"prompt\":\"long\"}");
+      http.post("/v1/completions", "{\"prompt\":\"short\"}");
+
+      assertThat(http.readResponse().status()).isEqualTo(502);
+      assertThat(http.readResponse().status()).isEqualTo(200);
+    }
   }
 
   @Test

@@ -2,6 +2,7 @@ package narwhal.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -34,6 +35,51 @@ class RequestHandlingTest extends FrontEndTestSupport {
       assertThat(http.serverClosed()).isTrue();
     }
     assertThat(service.pendingCalls()).isZero();
+  }
+
+  @Test
+  void bodyStillArrivingAfterA413_isReadAndDropped_soTheClientGetsTheAnswer() throws Exception {
+    // As Node's fetch (the OpenAI SDK) does, the client writes its whole body before reading. Were
+    // the connection closed at once over the unread body, the kernel would answer with a reset:
+    // the client's write fails (broken pipe) and the 413 it was sent may be lost with it.
+    byte[] body = " ".repeat(8 << 20).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    try (RawHttp http = new RawHttp(frontEnd.port())) {
+      http.send(
+          "POST /v1/completions HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+              + "Content-Length: " + body.length + "\r\n\r\n");
+      http.send(body);
+      RawHttp.Response response = http.readResponse();
+
+      assertThat(response.status()).isEqualTo(413);
+      assertThat(json(response.body())).isEqualTo(json(TOO_LARGE));
+      assertThat(http.serverClosed()).isTrue();
+    }
+    assertThat(service.pendingCalls()).isZero();
+  }
+
+  @Test
+  void aRefusedConnectionWhoseClientStaysOpen_isClosedAfterTheLinger() throws Exception {
+    try (RawHttp http = new RawHttp(frontEnd.port())) {
+      http.send(
+          "POST /v1/completions HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+              + "Content-Length: 4097\r\n\r\n");
+      assertThat(http.readResponse().status()).isEqualTo(413);
+      assertThat(http.serverClosed()).as("the answer is followed by a FIN").isTrue();
+
+      // The server reads and drops what the client still sends until it closes its side too;
+      // from then on the client's writes are refused.
+      long giveUp = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(HttpConnectionHandler.LINGER_MS + 5_000);
+      IOException refused = null;
+      while (refused == null && System.nanoTime() < giveUp) {
+        try {
+          http.send(" ");
+          Thread.sleep(20);
+        } catch (IOException e) {
+          refused = e;
+        }
+      }
+      assertThat(refused).as("a write after the linger").isNotNull();
+    }
   }
 
   @Test

@@ -34,6 +34,8 @@ final class ScriptedCompletionService implements CompletionService {
   private volatile Consumer<Call> script = call -> {};
   private volatile boolean ready = true;
   private volatile @Nullable RouterError refusal;
+  private volatile int seats = Integer.MAX_VALUE;
+  private final AtomicInteger seated = new AtomicInteger();
   final BlockingQueue<Ticket> tickets = new LinkedBlockingQueue<>();
 
   void script(Consumer<Call> script) {
@@ -49,14 +51,42 @@ final class ScriptedCompletionService implements CompletionService {
     this.refusal = error;
   }
 
+  /**
+   * Admission holds at most {@code seats} requests, refusing the next with 429 as the core does.
+   * A seat is freed when its ticket ends before submit, or when the front-end cancels or aborts the
+   * request (a scripted completion keeps it).
+   */
+  void seats(int seats) {
+    this.seats = seats;
+  }
+
   @Override
   public AdmissionTicket admit(Scheduler loop, long arrivalNanos, @Nullable String clientRequestId) {
     if (!loop.inLoop()) {
       throw new AssertionError("admit called off the request's loop");
     }
-    Ticket ticket = new Ticket("ticket-" + ticketIds.incrementAndGet(), loop, arrivalNanos, refusal);
+    RouterError refused = refusal;
+    Runnable release = () -> {};
+    if (refused == null && seats != Integer.MAX_VALUE) {
+      if (seated.incrementAndGet() > seats) {
+        seated.decrementAndGet();
+        refused = RouterError.of(429, "server_overloaded_error", null, "router in-flight limit reached");
+      } else {
+        release = seated::decrementAndGet;
+      }
+    }
+    Ticket ticket = new Ticket("ticket-" + ticketIds.incrementAndGet(), loop, arrivalNanos, refused, release);
     tickets.add(ticket);
     return ticket;
+  }
+
+  @Override
+  public RequestHandle submit(AdmissionTicket ticket, CompletionRequest request, ClientSink sink) {
+    RequestHandle handle = submit(request, sink, ticket.loop(), ticket.arrivalNanos());
+    if (handle instanceof Handle h && ticket instanceof Ticket t) {
+      h.release = t.release; // the request now holds the ticket's seat
+    }
+    return handle;
   }
 
   /** The next submitted call, waiting up to 10 s. */
@@ -159,13 +189,15 @@ final class ScriptedCompletionService implements CompletionService {
     private final Scheduler loop;
     private final long arrivalNanos;
     private final @Nullable RouterError refusal;
+    private final Runnable release;
     final List<String> endings = new CopyOnWriteArrayList<>();
 
-    Ticket(String id, Scheduler loop, long arrivalNanos, @Nullable RouterError refusal) {
+    Ticket(String id, Scheduler loop, long arrivalNanos, @Nullable RouterError refusal, Runnable release) {
       this.id = id;
       this.loop = loop;
       this.arrivalNanos = arrivalNanos;
       this.refusal = refusal;
+      this.release = release;
     }
 
     @Override
@@ -191,11 +223,24 @@ final class ScriptedCompletionService implements CompletionService {
     @Override
     public void invalid(RouterError error) {
       endings.add("invalid:" + error.status());
+      release.run();
     }
 
     @Override
     public void abandon() {
       endings.add("abandon");
+      release.run();
+    }
+
+    @Override
+    public long timeLimitNanos() {
+      return Long.MAX_VALUE;
+    }
+
+    @Override
+    public void expired(RouterError error) {
+      endings.add("expired:" + error.status());
+      release.run();
     }
   }
 
@@ -203,8 +248,12 @@ final class ScriptedCompletionService implements CompletionService {
   static final class Handle implements RequestHandle {
     private final String id;
     final AtomicInteger cancels = new AtomicInteger();
+    /** Each abort as {@code reason: message}. */
+    final List<String> aborts = new CopyOnWriteArrayList<>();
     final AtomicInteger writableCalls = new AtomicInteger();
     volatile Runnable onWritable = () -> {};
+    /** Frees the admission seat the request holds, if any. */
+    volatile Runnable release = () -> {};
 
     Handle(String id) {
       this.id = id;
@@ -218,6 +267,13 @@ final class ScriptedCompletionService implements CompletionService {
     @Override
     public void cancel() {
       cancels.incrementAndGet();
+      release.run();
+    }
+
+    @Override
+    public void abort(RouterError error, String reason) {
+      aborts.add(reason + ": " + error.message());
+      release.run();
     }
 
     @Override

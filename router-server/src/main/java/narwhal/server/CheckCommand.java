@@ -5,7 +5,6 @@ import java.nio.file.Path;
 import java.util.Set;
 import narwhal.config.FleetConfig;
 import narwhal.config.FleetConfigException;
-import narwhal.config.FleetFileParser;
 
 /**
  * {@code narwhal check --fleet FILE}: preflight without serving. Exit status 0 when everything
@@ -26,7 +25,7 @@ final class CheckCommand {
     }
     FleetConfig config;
     try {
-      config = FleetFileParser.read(Path.of(fleetFile));
+      config = FleetFiles.read(Path.of(fleetFile));
     } catch (FleetConfigException e) {
       out.println("narwhal check: " + fleetFile + " is not a valid fleet file:");
       e.errors().forEach(line -> out.println("  " + line));

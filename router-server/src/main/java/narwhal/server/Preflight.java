@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -21,6 +22,7 @@ import narwhal.core.checks.EngineChecks;
 import narwhal.core.time.Scheduler;
 import narwhal.engine.http.EventLoopScheduler;
 import narwhal.engine.http.NettyEngineTransport;
+import narwhal.engines.client.Durations;
 import narwhal.engines.spi.EngineDialects;
 import org.jspecify.annotations.Nullable;
 
@@ -77,9 +79,10 @@ public final class Preflight {
       for (EngineSpec engine : config.engines()) {
         engineChecks.put(engine.iid(), checks.engine(engine, loop));
       }
-      long engineBound = 3 * seconds(config.engine().healthTimeoutS()) + 2 * seconds(config.engine().firstTokenTimeoutS());
+      long engineWait = engineBoundNanos(config) + SLACK_NANOS;
       Map<String, CheckResult> engineResults = new LinkedHashMap<>();
-      engineChecks.forEach((iid, future) -> engineResults.put(iid, await(future, engineBound)));
+      engineChecks.forEach((iid, future) ->
+          engineResults.put(iid, await(future, engineWait, EngineChecks.ENGINE, iid, iid)));
 
       List<PendingPair> pairs = new ArrayList<>();
       for (EngineSpec producer : config.engines()) {
@@ -92,10 +95,11 @@ public final class Preflight {
           pairs.add(new PendingPair(subject, skip == null ? checks.kvTransfer(producer, consumer, loop) : null, skip));
         }
       }
-      long pairBound = 2 * seconds(config.engine().firstTokenTimeoutS());
+      long pairWait = transferBoundNanos(config) + SLACK_NANOS;
       List<PreflightReport.Pair> transfers = new ArrayList<>();
       for (PendingPair p : pairs) {
-        transfers.add(new PreflightReport.Pair(p.subject, p.future == null ? null : await(p.future, pairBound), p.skip));
+        CheckResult result = p.future == null ? null : await(p.future, pairWait, EngineChecks.KV_TRANSFER, p.subject, null);
+        transfers.add(new PreflightReport.Pair(p.subject, result, p.skip));
       }
       return new PreflightReport(List.copyOf(engineResults.values()), transfers);
     }
@@ -140,15 +144,50 @@ public final class Preflight {
     return null;
   }
 
-  private static CheckResult await(CompletableFuture<CheckResult> future, long boundNanos) {
+  /**
+   * The longest a KV-transfer probe can take by the legs' own timers: the prefill leg ({@code
+   * serving.prefill_timeout_s}), the decode leg's first token and its retries ({@code
+   * engine.first_token_timeout_s}, three times), and a connection's health-bounded setup.
+   */
+  static long transferBoundNanos(FleetConfig config) {
+    return seconds(config.serving().prefillTimeoutS()) + 3 * seconds(config.engine().firstTokenTimeoutS())
+        + seconds(config.engine().healthTimeoutS());
+  }
+
+  /** An engine's checks: three GETs (health, model, contract) and a generation probe, legs as a transfer's. */
+  static long engineBoundNanos(FleetConfig config) {
+    return 3 * seconds(config.engine().healthTimeoutS()) + transferBoundNanos(config);
+  }
+
+  /**
+   * Waits for one check. A check still running after {@code waitNanos}, or one that broke, is
+   * reported as a FAIL line like any other: the command exits 1 with its report, never a stack
+   * trace.
+   *
+   * @param failedIid the engine the failure is blamed on, or null for a transfer pair
+   */
+  static CheckResult await(CompletableFuture<CheckResult> future, long waitNanos, String check, String subject,
+      @Nullable String failedIid) {
     try {
-      return future.get(boundNanos + SLACK_NANOS, TimeUnit.NANOSECONDS);
+      return future.get(waitNanos, TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IllegalStateException("preflight interrupted", e);
-    } catch (ExecutionException | TimeoutException e) {
-      throw new IllegalStateException("preflight check did not finish: " + e, e);
+      return stuck(check, subject, failedIid, waitNanos, "preflight was interrupted before this check finished");
+    } catch (TimeoutException e) {
+      future.cancel(false);
+      return stuck(check, subject, failedIid, waitNanos, "check did not finish within "
+          + Durations.describe(waitNanos) + ", past every timeout that bounds it (serving.prefill_timeout_s, "
+          + "engine.first_token_timeout_s, engine.health_timeout_s); re-run narwhal check, and report it if it persists");
+    } catch (ExecutionException | CancellationException e) {
+      Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+      return stuck(check, subject, failedIid, waitNanos, "check broke: " + cause
+          + "; re-run narwhal check, and report it if it persists");
     }
+  }
+
+  private static CheckResult stuck(String check, String subject, @Nullable String failedIid, long elapsedNanos,
+      String detail) {
+    return new CheckResult(check, subject, CheckResult.Outcome.FAILED, detail, null, failedIid, elapsedNanos);
   }
 
   private static long seconds(double s) {

@@ -131,6 +131,12 @@ public final class RouterServer implements AutoCloseable {
   private static RouterServer start(FleetConfig config, String host, int port, @Nullable Path journalPath,
       EventLoopGroup boss, EventLoopGroup workers, boolean ownsGroups) {
     EngineDialects dialects = EngineDialects.discover();
+    java.util.List<String> dialectProblems = FleetFiles.problems(config, dialects);
+    if (!dialectProblems.isEmpty()) {
+      // Refuse to start rather than fail requests later: each line says what to fix.
+      throw new IllegalArgumentException("the fleet cannot be served as configured:\n  "
+          + String.join("\n  ", dialectProblems));
+    }
     NettyEngineTransport transport = new NettyEngineTransport(workers);
     // One run id on the journal's meta row and on every request row; one registry for /metrics.
     Telemetry telemetry = Telemetry.create();

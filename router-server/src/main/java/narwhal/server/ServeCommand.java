@@ -5,7 +5,6 @@ import java.nio.file.Path;
 import java.util.Set;
 import narwhal.config.FleetConfig;
 import narwhal.config.FleetConfigException;
-import narwhal.config.FleetFileParser;
 
 /** {@code narwhal serve}: the router over a fleet file. */
 final class ServeCommand {
@@ -21,7 +20,7 @@ final class ServeCommand {
     }
     FleetConfig config;
     try {
-      config = FleetFileParser.read(Path.of(fleetFile));
+      config = FleetFiles.read(Path.of(fleetFile));
     } catch (FleetConfigException e) {
       out.println("narwhal serve: " + fleetFile + " is not a valid fleet file:");
       e.errors().forEach(line -> out.println("  " + line));

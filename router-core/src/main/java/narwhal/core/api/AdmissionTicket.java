@@ -9,8 +9,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Exactly one of these follows, once, and each ends the ticket: the front-end answers a {@link
  * #refusal()} (the core has already recorded it); or it calls {@link #invalid} for a body it
- * refuses, {@link #abandon()} when the client leaves before the request could be submitted, or
- * hands the ticket to {@link CompletionService#submit(AdmissionTicket,
+ * refuses, {@link #abandon()} when the client leaves before the request could be submitted,
+ * {@link #expired} when the request's time ran out before it could be submitted, or hands the
+ * ticket to {@link CompletionService#submit(AdmissionTicket,
  * narwhal.proto.v1.CompletionRequest, ClientSink)}, after which the core owns it. Call only from
  * {@link #loop()}.
  */
@@ -36,6 +37,21 @@ public interface AdmissionTicket {
 
   /** The client went away before the request was submitted: records it and frees the seat. */
   void abandon();
+
+  /**
+   * The request's time limit counted from {@link #arrivalNanos()} ({@code
+   * serving.request_timeout_s}), or {@link Long#MAX_VALUE} when it has none. It covers everything,
+   * the wait for the request's body included: a front-end must not hold the ticket (and its seat)
+   * past it while a client is still sending.
+   */
+  long timeLimitNanos();
+
+  /**
+   * The request's time ran out before it could be submitted (e.g. its body never finished
+   * arriving): records it as expired ({@code deadline}) with {@code error}, which the front-end
+   * answers itself, and frees the seat.
+   */
+  void expired(RouterError error);
 
   /** A ticket that admits everything and records nothing: for services without admission. */
   static AdmissionTicket unlimited(String requestId, Scheduler loop, long arrivalNanos) {
@@ -65,6 +81,14 @@ public interface AdmissionTicket {
 
       @Override
       public void abandon() {}
+
+      @Override
+      public long timeLimitNanos() {
+        return Long.MAX_VALUE;
+      }
+
+      @Override
+      public void expired(RouterError error) {}
     };
   }
 }

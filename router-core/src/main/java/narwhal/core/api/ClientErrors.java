@@ -1,5 +1,7 @@
 package narwhal.core.api;
 
+import narwhal.engines.client.Durations;
+
 /**
  * Errors every front-end answers the same way, with the same words: the ones a front-end finds
  * itself rather than the core (the served model, size limits, an outcome it cannot deliver).
@@ -34,6 +36,23 @@ public final class ClientErrors {
    */
   public static RouterError noTokenArrived() {
     return RouterError.of(502, "decode", "decode", "stream ended with [DONE] before any token arrived");
+  }
+
+  /**
+   * 408 {@code request_timeout}: the request's body did not finish arriving within its time limit.
+   * The limit bounds the whole request, the upload included, so a client that stalls mid-body
+   * cannot hold an admission seat.
+   *
+   * @param limitNanos the request's time limit from arrival ({@link AdmissionTicket#timeLimitNanos()})
+   */
+  public static RouterError bodyTimeout(long limitNanos) {
+    return RouterError.of(
+        408,
+        "request_timeout",
+        "request_timeout",
+        "Request body did not arrive within " + Durations.describe(limitNanos)
+            + " of its headers (serving.request_timeout_s bounds the whole request, the upload included);"
+            + " send the whole body right after the headers.");
   }
 
   /** 502 {@code decode}: the engine's output cannot be assembled into one response. */

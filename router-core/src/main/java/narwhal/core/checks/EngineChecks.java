@@ -124,6 +124,12 @@ public final class EngineChecks implements narwhal.core.health.EngineProber {
    * prompt) for a decode engine.
    */
   public CompletableFuture<CheckResult> generation(EngineSpec engine, Scheduler loop) {
+    if (probes.concurrent(engine)) {
+      // A concurrent-handoff engine (SGLang) serves one leg of a pair; alone it cannot generate.
+      // Its generation is proven by the KV transfer probe with a peer.
+      return onLoop(loop, GENERATION, engine.iid(), () -> CompletableFuture.completedFuture(CheckResult.passed(
+          GENERATION, engine.iid(), "generation (proven by the kv transfer probe)", 0)));
+    }
     return onLoop(loop, GENERATION, engine.iid(), () -> {
       long start = loop.nanoTime();
       CompletableFuture<?> legs;
@@ -153,8 +159,10 @@ public final class EngineChecks implements narwhal.core.health.EngineProber {
     String pair = pair(producer, consumer);
     return onLoop(loop, KV_TRANSFER, pair, () -> {
       long start = loop.nanoTime();
-      return probes.prefill(producer, loop)
-          .thenCompose(handoff -> probes.decode(consumer, handoff, loop))
+      CompletableFuture<Integer> legs = probes.concurrent(producer)
+          ? probes.transferConcurrently(producer, consumer, loop)
+          : probes.prefill(producer, loop).thenCompose(handoff -> probes.decode(consumer, handoff, loop));
+      return legs
           .handle((tokens, error) -> {
             long elapsed = loop.nanoTime() - start;
             if (error == null) {

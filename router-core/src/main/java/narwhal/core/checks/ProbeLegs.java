@@ -7,6 +7,7 @@ import narwhal.core.api.InvalidRequestException;
 import narwhal.core.time.Scheduler;
 import narwhal.engines.client.DecodeListener;
 import narwhal.engines.client.EngineClient;
+import narwhal.engines.spi.HandoffStyle;
 import narwhal.engines.client.EngineFailure;
 import narwhal.engines.connector.PrefillResult;
 import narwhal.openai.Json;
@@ -48,7 +49,40 @@ final class ProbeLegs {
    */
   CompletableFuture<Integer> decode(EngineSpec consumer, @Nullable PrefillResult handoff, Scheduler loop) {
     CompletableFuture<Integer> done = new CompletableFuture<>();
-    client.decode(consumer, request, handoff, settings.decodeLimits(), loop, new DecodeListener() {
+    client.decode(consumer, request, handoff, settings.decodeLimits(), loop, listener(done));
+    return done;
+  }
+
+  /** True when {@code producer}'s dialect sends both legs at once (e.g. SGLang). */
+  boolean concurrent(EngineSpec producer) {
+    return client.handoffStyle(producer) == HandoffStyle.CONCURRENT;
+  }
+
+  /**
+   * Both legs of a concurrent handoff at once, as requests run them: completes with the token
+   * count once the decode reached {@code [DONE]} and the producer answered, or exceptionally with
+   * the first leg's {@link EngineFailure} (the other leg is then cancelled).
+   */
+  CompletableFuture<Integer> transferConcurrently(EngineSpec producer, EngineSpec consumer, Scheduler loop) {
+    CompletableFuture<Integer> decoded = new CompletableFuture<>();
+    EngineClient.ConcurrentLegs legs = client.concurrent(producer, consumer, request, request,
+        settings.prefillLimits(), settings.decodeLimits(), loop, listener(decoded));
+    legs.prefill().whenComplete((ignored, error) -> {
+      if (error != null && !decoded.isDone()) {
+        legs.decode().cancel();
+        decoded.completeExceptionally(error);
+      }
+    });
+    decoded.whenComplete((tokens, error) -> {
+      if (error != null) {
+        legs.prefill().cancel(false);
+      }
+    });
+    return decoded.thenCombine(legs.prefill(), (tokens, handoff) -> tokens);
+  }
+
+  private static DecodeListener listener(CompletableFuture<Integer> done) {
+    return new DecodeListener() {
       private int tokens;
 
       @Override
@@ -67,8 +101,7 @@ final class ProbeLegs {
       public void onFailure(EngineFailure failure) {
         done.completeExceptionally(failure);
       }
-    });
-    return done;
+    };
   }
 
   private static CompletionRequest request(String model) {

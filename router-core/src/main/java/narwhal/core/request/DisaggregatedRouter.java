@@ -19,7 +19,6 @@ import narwhal.core.health.EngineHealthTracker;
 import narwhal.core.journal.Journal;
 import narwhal.core.metrics.RouterMetrics;
 import narwhal.core.metrics.Telemetry;
-import narwhal.core.outcome.RequestOutcome;
 import narwhal.core.outcome.Terminal;
 import narwhal.core.retry.Backoff;
 import narwhal.core.retry.RetryBudget;
@@ -91,9 +90,15 @@ public final class DisaggregatedRouter implements CompletionService {
    */
   @Override
   public AdmissionTicket admit(Scheduler loop, long arrivalNanos, @Nullable String clientRequestId) {
+    return admit(loop, arrivalNanos, clientRequestId, null);
+  }
+
+  /** As {@link #admit(Scheduler, long, String)}; the queue wait is bounded by the client's deadline too. */
+  private RequestTicket admit(
+      Scheduler loop, long arrivalNanos, @Nullable String clientRequestId, @Nullable Long clientDeadlineNanos) {
     rt.outcomes().metrics().offered();
     // Queue time counts against the request's own deadline: it may wait at most what is left.
-    long remaining = arrivalNanos + rt.settings().requestTimeoutNanos() - loop.nanoTime();
+    long remaining = rt.settings().deadlineNanos(arrivalNanos, clientDeadlineNanos) - loop.nanoTime();
     Seat seat = rt.admission().acquire(loop, Math.max(0, remaining));
     RequestTicket ticket = new RequestTicket(rt, newRequestId(), clientRequestId, loop, arrivalNanos, seat);
     if (seat.refusal() != null) {
@@ -110,11 +115,8 @@ public final class DisaggregatedRouter implements CompletionService {
   @Override
   public void rejectInvalid(Scheduler loop, long arrivalNanos, @Nullable String clientRequestId, RouterError error) {
     rt.outcomes().metrics().offered();
-    long now = loop.nanoTime();
-    rt.outcomes().record(RequestOutcome.builder(newRequestId(), Terminal.INVALID)
-        .clientRid(clientRequestId)
-        .arrived(rt.arrivalEpochSeconds(arrivalNanos, now))
-        .timing(null, null, now - arrivalNanos, 0)
+    rt.outcomes().record(RequestTicket.outcome(
+            rt, Terminal.INVALID, newRequestId(), clientRequestId, arrivalNanos, loop.nanoTime(), null)
         .error(error)
         .build());
   }
@@ -127,7 +129,9 @@ public final class DisaggregatedRouter implements CompletionService {
   @Override
   public RequestHandle submit(
       CompletionRequest request, ClientSink sink, Scheduler loop, long arrivalNanos, long deadlineNanos) {
-    return start(admit(loop, arrivalNanos, request.getClientRequestId()), request, sink, deadlineNanos);
+    // The client's deadline bounds the wait for a seat too: a request that expires in the queue
+    // is the request's own 504 (journal expired, deadline), not a disconnect when the client gives up.
+    return start(admit(loop, arrivalNanos, request.getClientRequestId(), deadlineNanos), request, sink, deadlineNanos);
   }
 
   private RequestHandle start(AdmissionTicket admitted, CompletionRequest request, ClientSink sink,

@@ -99,12 +99,10 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     this.loop = loop;
     this.arrivalNanos = arrivalNanos;
     this.requestId = requestId;
-    long configured = arrivalNanos + rt.settings().requestTimeoutNanos();
-    // Compared by difference: nanoTime values may wrap, so Math.min would pick the wrong one.
-    boolean clientFirst = clientDeadlineNanos != null && clientDeadlineNanos - configured < 0;
-    this.deadlineNanos = clientFirst ? clientDeadlineNanos : configured;
+    this.deadlineNanos = rt.settings().deadlineNanos(arrivalNanos, clientDeadlineNanos);
+    boolean clientFirst = deadlineNanos != arrivalNanos + rt.settings().requestTimeoutNanos();
     this.deadlineLimit = clientFirst
-        ? Durations.describe(Math.max(0, clientDeadlineNanos - arrivalNanos)) + " (the client's deadline)"
+        ? Durations.describe(Math.max(0, deadlineNanos - arrivalNanos)) + " (the client's deadline)"
         : Durations.describe(rt.settings().requestTimeoutNanos()) + " (serving.request_timeout_s)";
   }
 
@@ -278,10 +276,14 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
 
   /**
    * In a concurrent handoff, ends the prefill leg when its decode sibling has failed. A decode
-   * that timed out waiting for its first token while the producer had still not answered was
-   * waiting on the producer: that failure is the producer's, a prefill timeout.
+   * the consumer had accepted (a 200 stream head) that then timed out without a token while the
+   * producer had still not answered was waiting on the producer: that failure is the producer's,
+   * a prefill timeout. A consumer that answered an error status itself (408 and 504 included), or
+   * never sent its response head within the first-token budget, failed on its own: the spec counts
+   * response-header delays against the decode's first-token budget, and the producer is then the
+   * one left waiting (SGLang's prefill answers only once its decode has joined the rendezvous).
    */
-  private EngineFailure stopConcurrentPrefill(EngineFailure decodeFailure) {
+  private EngineFailure stopConcurrentPrefill(EngineFailure decodeFailure, boolean consumerAccepted) {
     // Harmless after a sequential prefill, which released its reservation when it answered.
     release(prefillReservation);
     CompletableFuture<PrefillResult> sibling = prefillCall;
@@ -291,7 +293,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     // Cleared first: cancelling completes the future, and its callback must see a stale leg.
     prefillCall = null;
     sibling.cancel(false);
-    if (tokens == 0 && decodeFailure.isTimeoutShaped() && producer != null) {
+    if (tokens == 0 && consumerAccepted && decodeFailure.isTimeoutShaped() && producer != null) {
       return new EngineFailure(Phase.PREFILL, FailureClass.TIMEOUT, 504, "engine_timeout", producer.iid(),
           "prefill engine " + producer.iid() + " had not answered when decode engine " + decodeFailure.engineIid()
               + " gave up waiting for the KV cache: " + decodeFailure.getMessage(), true, null);
@@ -389,9 +391,11 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     if (state == RequestState.DONE) {
       return;
     }
+    // Read before the leg is dropped: whether the consumer had accepted it decides the blame.
+    boolean consumerAccepted = decodeCall != null && decodeCall.accepted();
     decodeCall = null;
     release(decodeReservation);
-    EngineFailure failure = stopConcurrentPrefill(decodeFailure);
+    EngineFailure failure = stopConcurrentPrefill(decodeFailure, consumerAccepted);
     if (state == RequestState.RELAY) {
       // Output is visible: never retry; the stream ends with one terminal error event.
       reportToBreaker(failure);

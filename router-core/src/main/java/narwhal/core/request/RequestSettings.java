@@ -4,6 +4,7 @@ import java.time.Duration;
 import narwhal.config.FleetConfig;
 import narwhal.engines.client.LegLimits;
 import narwhal.engines.spi.ExchangeOptions;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The fleet configuration as one request needs it, converted once to nanoseconds.
@@ -41,6 +42,18 @@ record RequestSettings(
         seconds(config.serving().retryCapS()).toNanos(),
         bound,
         seconds(config.recovery().failureQuarantineS()).toNanos());
+  }
+
+  /**
+   * A request's deadline on its scheduler's clock: {@code serving.request_timeout_s} after arrival,
+   * or the client's own deadline when that comes first.
+   *
+   * @param clientDeadlineNanos the client's deadline (gRPC), or null
+   */
+  long deadlineNanos(long arrivalNanos, @Nullable Long clientDeadlineNanos) {
+    long configured = arrivalNanos + requestTimeoutNanos;
+    // Compared by difference: nanoTime values may wrap, so Math.min would pick the wrong one.
+    return clientDeadlineNanos != null && clientDeadlineNanos - configured < 0 ? clientDeadlineNanos : configured;
   }
 
   private static Duration seconds(double s) {

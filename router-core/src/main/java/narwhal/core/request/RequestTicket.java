@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * The core's {@link AdmissionTicket}: the request id, arrival and admission {@link Seat} of one
  * request, and the guarantee that it ends exactly once. Either the ticket records the outcome
- * itself (rejected at admission, invalid input, client gone before submit) or it is handed to a
+ * itself (rejected at admission, invalid input, client gone or time run out before submit) or it is handed to a
  * {@link RequestLifecycle}, which then owns the seat. Confined to the request's scheduler.
  */
 final class RequestTicket implements AdmissionTicket {
@@ -30,7 +30,7 @@ final class RequestTicket implements AdmissionTicket {
     this.rt = rt;
     this.outcomes = rt.outcomes();
     this.requestId = requestId;
-    this.clientRequestId = clientRequestId == null || clientRequestId.isEmpty() ? null : clientRequestId;
+    this.clientRequestId = clientRid(clientRequestId);
     this.loop = loop;
     this.arrivalNanos = arrivalNanos;
     this.seat = seat;
@@ -92,6 +92,19 @@ final class RequestTicket implements AdmissionTicket {
     }
   }
 
+  @Override
+  public long timeLimitNanos() {
+    return rt.settings().requestTimeoutNanos();
+  }
+
+  @Override
+  public void expired(RouterError error) {
+    if (settle()) {
+      seat.release();
+      end(outcome(Terminal.EXPIRED).reason("deadline").error(error));
+    }
+  }
+
   /** A lifecycle takes the ticket over; false when it has already ended (refused or recorded). */
   boolean handOver() {
     return settle();
@@ -100,10 +113,25 @@ final class RequestTicket implements AdmissionTicket {
   /** The outcome builder with this request's identity and timing filled in. */
   RequestOutcome.Builder outcome(Terminal terminal) {
     long now = loop.nanoTime();
+    return outcome(rt, terminal, requestId, clientRequestId, arrivalNanos, now, seat.queueWaitNanos(now));
+  }
+
+  /**
+   * The outcome of a request that ends before any lifecycle took it over (refused, invalid, gone or
+   * expired before submit): only its identity and timing are known.
+   *
+   * @param queueWaitNanos the time it waited for a seat, or null when it never asked for one
+   */
+  static RequestOutcome.Builder outcome(RouterRuntime rt, Terminal terminal, String requestId,
+      @Nullable String clientRequestId, long arrivalNanos, long now, @Nullable Long queueWaitNanos) {
     return RequestOutcome.builder(requestId, terminal)
-        .clientRid(clientRequestId)
+        .clientRid(clientRid(clientRequestId))
         .arrived(rt.arrivalEpochSeconds(arrivalNanos, now))
-        .timing(seat.queueWaitNanos(now), null, now - arrivalNanos, 0);
+        .timing(queueWaitNanos, null, now - arrivalNanos, 0);
+  }
+
+  private static @Nullable String clientRid(@Nullable String clientRequestId) {
+    return clientRequestId == null || clientRequestId.isEmpty() ? null : clientRequestId;
   }
 
   private boolean settle() {

@@ -74,6 +74,11 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
     return backendRequestId;
   }
 
+  @Override
+  public boolean accepted() {
+    return status == 200;
+  }
+
   /** True once the leg has ended (completed, failed or cancelled). */
   boolean isFinished() {
     return finished;

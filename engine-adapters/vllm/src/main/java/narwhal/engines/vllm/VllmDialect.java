@@ -7,6 +7,8 @@ import java.util.Map;
 import narwhal.engines.spi.DecodeEventDecoder;
 import narwhal.engines.spi.EngineDialect;
 import narwhal.engines.spi.EngineHttpRequest;
+import narwhal.engines.spi.OpenAiErrorBodies;
+import narwhal.engines.spi.OpenAiStreamDecoder;
 import narwhal.engines.spi.UnreadableHandoffException;
 import narwhal.openai.Json;
 import narwhal.openai.OpenAiRequestCodec;
@@ -98,31 +100,12 @@ public final class VllmDialect implements EngineDialect {
 
   @Override
   public DecodeEventDecoder decodeEventDecoder(Route route) {
-    return new VllmStreamDecoder(route);
+    return new OpenAiStreamDecoder(route);
   }
 
   @Override
   public String errorMessage(String body) {
-    if (body.isBlank()) {
-      return "";
-    }
-    try {
-      JsonNode node = Json.mapper().readTree(body);
-      JsonNode error = node.get("error");
-      if (error != null && error.isObject() && error.path("message").isTextual()) {
-        return error.get("message").asText();
-      }
-      if (error != null && error.isTextual()) {
-        return error.asText();
-      }
-      if (node.path("message").isTextual()) {
-        // Older vLLM releases answered with a flat error object.
-        return node.get("message").asText();
-      }
-    } catch (java.io.IOException e) {
-      // Not JSON: fall through and quote the start of the body.
-    }
-    return body.length() > 200 ? body.substring(0, 200) + "..." : body;
+    return OpenAiErrorBodies.message(body);
   }
 
   @Override

@@ -119,6 +119,9 @@ class ConcurrentHandoffTest {
     RouterFixture r = router(fleet());
     Client c = r.submitCompletion();
     Call prefill = r.call(1);
+    // The decode accepted its leg (stream head sent) and waits for the KV: only then is its
+    // first-token timeout the producer's fault.
+    r.call(0).sse();
 
     r.loop.advanceMillis(2_000);
 

@@ -134,6 +134,48 @@ class RouterAdmissionTest {
   }
 
   @Test
+  void queueWait_isBoundedByTheClientsDeadline_andExpiresAsTheRequestsOwn504() {
+    RouterFixture r = fixture(1, 1, 30.0);
+    r.submitCompletion();
+    RecordingSink sink = new RecordingSink();
+    long arrival = r.loop.nanoTime();
+    RequestHandle queued = r.router.submit(
+        Wire.completions(BODY), sink, r.loop, arrival, arrival + java.util.concurrent.TimeUnit.SECONDS.toNanos(2));
+    r.loop.runPending();
+    assertThat(r.router.admission().queued()).isEqualTo(1);
+
+    r.loop.advanceMillis(2000);
+
+    // Not a disconnect when the client's deadline passes: the request's own expiry.
+    RouterError error = sink.error();
+    assertThat(error.status()).isEqualTo(504);
+    assertThat(error.code()).isEqualTo("request_expired");
+    assertThat(error.message()).contains("(the client's deadline)");
+    assertThat(r.router.admission().queued()).isZero();
+    assertThat(r.journal.rows).singleElement().satisfies(row -> assertThat(row)
+        .containsEntry("rid", queued.requestId()).containsEntry("terminal", "expired")
+        .containsEntry("reason", "deadline").containsEntry("status", 504).containsEntry("queue_wait_s", 2.0));
+  }
+
+  @Test
+  void ticketExpiredBeforeSubmit_freesTheSeat_andJournalsExpiredDeadline() {
+    RouterFixture r = fixture(1, 0, 0);
+    AdmissionTicket ticket = r.router.admit(r.loop, r.loop.nanoTime(), "slow-upload");
+    assertThat(inFlight(r)).isEqualTo(1);
+    assertThat(ticket.timeLimitNanos()).isEqualTo(java.util.concurrent.TimeUnit.SECONDS.toNanos(600));
+
+    r.loop.advanceMillis(600_000);
+    ticket.expired(narwhal.core.api.ClientErrors.bodyTimeout(ticket.timeLimitNanos()));
+    ticket.abandon(); // a ticket ends once
+
+    assertThat(inFlight(r)).isZero();
+    assertThat(r.journal.rows).singleElement().satisfies(row -> assertThat(row)
+        .containsEntry("rid", ticket.requestId()).containsEntry("client_rid", "slow-upload")
+        .containsEntry("terminal", "expired").containsEntry("reason", "deadline").containsEntry("status", 408)
+        .containsEntry("error_type", "request_timeout").containsEntry("duration_s", 600.0));
+  }
+
+  @Test
   void cancelWhileQueued_leavesTheQueue_journalsCancelledInQueue() {
     RouterFixture r = fixture(1, 1, 5.0);
     r.submitCompletion();

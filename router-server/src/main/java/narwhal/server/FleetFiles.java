@@ -1,0 +1,59 @@
+package narwhal.server;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import narwhal.config.EngineSpec;
+import narwhal.config.FleetConfig;
+import narwhal.config.FleetConfigException;
+import narwhal.config.FleetFileParser;
+import narwhal.engines.spi.EngineDialects;
+
+/**
+ * Reads fleet files the way every command of the server must: {@code engine.dialect} and each
+ * {@code engines[].dialect} are checked against the dialects actually on the class path, and each
+ * engine's {@code dialect_options} against its dialect, so a router never starts with a fleet it
+ * cannot speak to.
+ */
+public final class FleetFiles {
+
+  private FleetFiles() {}
+
+  /**
+   * The fleet file at {@code file}, validated against the dialects present.
+   *
+   * @throws FleetConfigException listing every problem, the dialects' own included
+   */
+  public static FleetConfig read(Path file) throws FleetConfigException {
+    EngineDialects dialects = EngineDialects.discover();
+    FleetConfig config = FleetFileParser.read(file, System::getenv, dialects.names());
+    List<String> problems = problems(config, dialects);
+    if (!problems.isEmpty()) {
+      throw new FleetConfigException("invalid fleet file " + file, problems);
+    }
+    return config;
+  }
+
+  /**
+   * What the engines' dialects say is wrong with how each engine is configured, one line per
+   * problem, each prefixed with the engine's JSON path and iid; an engine naming a dialect that is
+   * not present is a problem too (possible only for a configuration built in code).
+   */
+  public static List<String> problems(FleetConfig config, EngineDialects dialects) {
+    List<String> problems = new ArrayList<>();
+    List<EngineSpec> engines = config.engines();
+    for (int i = 0; i < engines.size(); i++) {
+      EngineSpec engine = engines.get(i);
+      String where = "$.engines[" + i + "] (" + engine.iid() + "): ";
+      if (!dialects.names().contains(engine.dialect())) {
+        problems.add(where + "dialect '" + engine.dialect() + "' is not present in this router; present: "
+            + dialects.names());
+        continue;
+      }
+      for (String problem : dialects.get(engine.dialect()).configurationProblems(engine)) {
+        problems.add(where + problem);
+      }
+    }
+    return problems;
+  }
+}
