@@ -62,8 +62,9 @@ final class SseChunkWriter {
 
   private static byte[] member(String name, String value) {
     try {
-      String quoted = Json.mapper().writeValueAsString(value);
-      return ("\"" + name + "\":" + quoted).getBytes(StandardCharsets.UTF_8);
+      // The byte writer, as the tree path uses: it spells characters beyond the BMP as escapes.
+      byte[] quoted = Json.mapper().writeValueAsBytes(value);
+      return concat(("\"" + name + "\":").getBytes(StandardCharsets.US_ASCII), quoted);
     } catch (JsonProcessingException e) {
       throw new UncheckedIOException(e);
     }

@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class SseChunkWriterTest {
 
   private static final UnpooledByteBufAllocator ALLOC = new UnpooledByteBufAllocator(false);
-  private static final ResponseStart START = new ResponseStart("rid-1", "served \"model\" é", 1_700_000_000L);
+  private static final ResponseStart START = new ResponseStart("rid-1", "served \"model\" é 😀", 1_700_000_000L);
 
   @ParameterizedTest
   @ValueSource(strings = {
