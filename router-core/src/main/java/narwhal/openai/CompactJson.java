@@ -33,6 +33,8 @@ public final class CompactJson {
   public static final int NULL = 7;
   /** No such node. */
   public static final int NONE = -1;
+  /** Parser-internal: a comma followed a container member, so another member follows. */
+  private static final int MORE = -2;
 
   /** Deeper documents are left to Jackson (whose own limit is 1,000). */
   private static final int MAX_DEPTH = 64;
@@ -280,22 +282,10 @@ public final class CompactJson {
       }
       keyStart[child] = ks;
       keyEnd[child] = ke;
-      if (last == NONE) {
-        first[node] = child;
-      } else {
-        next[last] = child;
-      }
-      last = child;
-      if (pos >= length) {
-        return NONE;
-      }
-      char c = text.charAt(pos++);
-      if (c == '}') {
-        end[node] = pos;
-        return node;
-      }
-      if (c != ',') {
-        return NONE;
+      last = append(node, last, child);
+      int after = afterMember(node, '}');
+      if (after != MORE) {
+        return after;
       }
     }
   }
@@ -313,24 +303,39 @@ public final class CompactJson {
       if (child == NONE) {
         return NONE;
       }
-      if (last == NONE) {
-        first[node] = child;
-      } else {
-        next[last] = child;
-      }
-      last = child;
-      if (pos >= length) {
-        return NONE;
-      }
-      char c = text.charAt(pos++);
-      if (c == ']') {
-        end[node] = pos;
-        return node;
-      }
-      if (c != ',') {
-        return NONE;
+      last = append(node, last, child);
+      int after = afterMember(node, ']');
+      if (after != MORE) {
+        return after;
       }
     }
+  }
+
+  /** Links {@code child} after {@code last} under {@code parent}; returns it as the new last. */
+  private int append(int parent, int last, int child) {
+    if (last == NONE) {
+      first[parent] = child;
+    } else {
+      next[last] = child;
+    }
+    return child;
+  }
+
+  /**
+   * Reads what follows a member of container {@code node}: its {@code closer} ends it (returns
+   * {@code node}), a comma means another member follows ({@link #MORE}), anything else is not
+   * compact JSON ({@link #NONE}).
+   */
+  private int afterMember(int node, char closer) {
+    if (pos >= length) {
+      return NONE;
+    }
+    char c = text.charAt(pos++);
+    if (c == closer) {
+      end[node] = pos;
+      return node;
+    }
+    return c == ',' ? MORE : NONE;
   }
 
   private boolean isDuplicate(int object, int ks, int ke) {
