@@ -1,5 +1,6 @@
 package narwhal.it;
 
+import static narwhal.it.Eventually.await;
 import static narwhal.it.RouterClient.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -32,15 +33,6 @@ class AdmissionLimitsTest {
         c -> c.withServing(serving.apply(c.serving())), journal);
   }
 
-  private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Thread.sleep(2);
-    }
-  }
 
   private static String rid(HttpResponse<?> r) {
     return r.headers().firstValue("x-request-id").orElseThrow();

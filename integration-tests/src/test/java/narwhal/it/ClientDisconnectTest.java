@@ -1,5 +1,6 @@
 package narwhal.it;
 
+import static narwhal.it.Eventually.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.BufferedReader;
@@ -37,19 +38,10 @@ class ClientDisconnectTest {
         assertThat(tokens).isEqualTo(3);
       }
       SimEngine decode = fleet.engine("d0");
-      await(() -> decode.stats().cancelledStreams() == 1, "the decode engine saw its stream cancelled");
+      await("the decode engine saw its stream cancelled", () -> decode.stats().cancelledStreams() == 1);
       assertThat(decode.stats().activeStreams()).isZero();
       fleet.assertReservationsReturnToZero();
     }
   }
 
-  private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting until " + what);
-      }
-      Thread.onSpinWait();
-    }
-  }
 }

@@ -1,5 +1,6 @@
 package narwhal.it;
 
+import static narwhal.it.Eventually.await;
 import static narwhal.it.RouterClient.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -27,15 +28,6 @@ class GracefulShutdownTest {
         + " \"stream\": true}";
   }
 
-  private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Thread.sleep(2);
-    }
-  }
 
   @Test
   void draining_refusesNewRequests_whileTheInFlightStreamCompletes(@TempDir Path dir) throws Exception {

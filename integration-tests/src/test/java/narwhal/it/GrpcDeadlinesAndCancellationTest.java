@@ -1,5 +1,6 @@
 package narwhal.it;
 
+import static narwhal.it.Eventually.await;
 import static narwhal.it.GrpcRouterClient.completion;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -42,7 +43,7 @@ class GrpcDeadlinesAndCancellationTest {
       assertThat(r.status().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
       assertThat(r.text()).isEqualTo(SimEngine.expectedText(0, prompt, 2));
       SimEngine decode = fleet.engine("d0");
-      await(() -> decode.stats().cancelledStreams() == 1, "the decode engine saw its stream closed");
+      await("the decode engine saw its stream closed", () -> decode.stats().cancelledStreams() == 1);
       assertThat(decode.stats().activeStreams()).isZero();
       fleet.assertReservationsReturnToZero();
     }
@@ -85,7 +86,7 @@ class GrpcDeadlinesAndCancellationTest {
 
       assertThat(r.status().getCode()).isEqualTo(Status.Code.CANCELLED);
       SimEngine decode = fleet.engine("d0");
-      await(() -> decode.stats().cancelledStreams() == 1, "the decode engine saw its stream cancelled");
+      await("the decode engine saw its stream cancelled", () -> decode.stats().cancelledStreams() == 1);
       assertThat(decode.stats().activeStreams()).isZero();
       fleet.assertReservationsReturnToZero();
     }
@@ -102,19 +103,9 @@ class GrpcDeadlinesAndCancellationTest {
 
       assertThat(r.status().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
       SimEngine decode = fleet.engine("d0");
-      await(() -> decode.stats().activeStreams() == 0 && decode.stats().cancelledStreams() == 1,
-          "the decode engine saw its stream closed");
+      await("the decode engine saw its stream closed", () -> decode.stats().activeStreams() == 0 && decode.stats().cancelledStreams() == 1);
       fleet.assertReservationsReturnToZero();
     }
   }
 
-  private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting until " + what);
-      }
-      Thread.sleep(2);
-    }
-  }
 }

@@ -1,5 +1,6 @@
 package narwhal.it;
 
+import static narwhal.it.Eventually.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
@@ -31,15 +32,6 @@ class MetricsTest {
   private static final String SLOW_STREAM =
       "{\"prompt\": \"slow [[sim:delay-headers=500,phase=prefill]]\", \"max_tokens\": 3, \"stream\": true}";
 
-  private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Thread.sleep(2);
-    }
-  }
 
   @Test
   void scrapeAfterAWorkload_showsEachOutcome_matchesTheJournal_andPassesPromtool(@TempDir Path dir)
