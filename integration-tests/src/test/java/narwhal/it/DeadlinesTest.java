@@ -6,14 +6,111 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.http.HttpResponse;
 import narwhal.config.EngineContract;
+import narwhal.sim.SimEngine;
 import org.junit.jupiter.api.Test;
 
 /** The request's own deadline and the KV handoff bound, in real (short) time. */
 class DeadlinesTest {
 
   private static String body(String directive, boolean stream) {
-    return "{\"model\":\"narwhal-sim\",\"prompt\":\"late [[sim:" + directive + "]]\",\"max_tokens\":6,"
+    return request(prompt(directive), stream);
+  }
+
+  private static String prompt(String directive) {
+    return "late [[sim:" + directive + "]]";
+  }
+
+  private static String request(String prompt, boolean stream) {
+    return "{\"model\":\"narwhal-sim\",\"prompt\":\"" + prompt + "\",\"max_tokens\":6,"
         + "\"stream\":" + stream + "}";
+  }
+
+  /** One prefill and one decode engine; 500 ms first-token budget, 300 ms silence bound, 500 ms prefill. */
+  private static RoutedFleet shortTimeouts() {
+    return RoutedFleet.start(1, 1, RoutedFleet.fastEngines().build(), c -> c
+        .withEngine(c.engine().withFirstTokenTimeoutS(0.5).withDecodeReadTimeoutS(0.3))
+        .withServing(c.serving().withPrefillTimeoutS(0.5)), null);
+  }
+
+  private static JsonNode errorOf(HttpResponse<String> r) {
+    return json(r.body()).path("error");
+  }
+
+  @Test
+  void headerDelayAndFirstTokenSilence_spendOneFirstTokenBudget() {
+    try (RoutedFleet fleet = shortTimeouts()) {
+      // 300 ms before the response head plus 300 ms before the first token: each alone fits the
+      // 500 ms budget, together they do not, because the budget starts before the connection opens.
+      String both = "[[sim:delay-headers=300,phase=decode]] [[sim:silence-first=300,phase=decode]] budget";
+      HttpResponse<String> r = fleet.client.post("/v1/completions", request(both, true));
+      assertThat(r.statusCode()).isEqualTo(504);
+      assertThat(errorOf(r).path("type").asText()).isEqualTo("decode");
+      assertThat(errorOf(r).path("message").asText())
+          .isEqualTo("no first token within 500 ms from decode engine d0 (engine.first_token_timeout_s)");
+      assertThat(fleet.engine("d0").received()).hasSize(1);
+      fleet.assertReservationsReturnToZero();
+
+      HttpResponse<String> headersOnly = fleet.client.post("/v1/completions",
+          request("[[sim:delay-headers=300,phase=decode]] budget", false));
+      assertThat(headersOnly.statusCode()).isEqualTo(200);
+      HttpResponse<String> silenceOnly = fleet.client.post("/v1/completions",
+          request("[[sim:silence-first=300,phase=decode]] budget", false));
+      assertThat(silenceOnly.statusCode()).isEqualTo(200);
+      fleet.assertReservationsReturnToZero();
+    }
+  }
+
+  @Test
+  void silentFirstToken_nonStreaming_isPlain504() {
+    try (RoutedFleet fleet = shortTimeouts()) {
+      HttpResponse<String> r = fleet.client.post("/v1/completions", body("silence-first=forever,phase=decode", false));
+      assertThat(r.statusCode()).isEqualTo(504);
+      assertThat(errorOf(r).path("type").asText()).isEqualTo("decode");
+      assertThat(errorOf(r).path("message").asText())
+          .isEqualTo("no first token within 500 ms from decode engine d0 (engine.first_token_timeout_s)");
+      fleet.assertReservationsReturnToZero();
+    }
+  }
+
+  @Test
+  void metadataChunksDuringSilence_nonStreaming_keepTheRequestAlive() {
+    try (RoutedFleet fleet = shortTimeouts()) {
+      // 700 ms of silence after two tokens would break the 300 ms bound, but an empty-text chunk
+      // every 100 ms resets it: the request completes with all six tokens.
+      String directive = "silence-after=2,ms=700,metadata-every=100,phase=decode";
+      HttpResponse<String> r = fleet.client.post("/v1/completions", body(directive, false));
+      assertThat(r.statusCode()).isEqualTo(200);
+      assertThat(json(r.body()).path("choices").path(0).path("text").asText())
+          .isEqualTo(String.join("", SimEngine.expectedTokens(0, prompt(directive), 6)));
+      assertThat(fleet.engine("d0").received()).hasSize(1);
+      fleet.assertReservationsReturnToZero();
+    }
+  }
+
+  @Test
+  void requestDeadline_nonStreaming_boundsASilentStreamWhenTheReadTimeoutIsOff() {
+    try (RoutedFleet fleet = RoutedFleet.start(1, 1, RoutedFleet.fastEngines().build(), c -> c
+        .withEngine(c.engine().withDecodeReadTimeoutS(0))
+        .withServing(c.serving().withRequestTimeoutS(0.6)), null)) {
+      HttpResponse<String> r = fleet.client.post("/v1/completions", body("silence-after=2,phase=decode", false));
+      assertThat(r.statusCode()).isEqualTo(504);
+      assertThat(errorOf(r).path("message").asText())
+          .isEqualTo("request deadline of 600 ms (serving.request_timeout_s) passed after 2 tokens");
+      fleet.assertReservationsReturnToZero();
+    }
+  }
+
+  @Test
+  void prefillTimeout_nonStreaming_is504NamingServingPrefillTimeout() {
+    try (RoutedFleet fleet = shortTimeouts()) {
+      HttpResponse<String> r = fleet.client.post("/v1/completions", body("delay-headers=900,phase=prefill", false));
+      assertThat(r.statusCode()).isEqualTo(504);
+      assertThat(errorOf(r).path("type").asText()).isEqualTo("prefill");
+      assertThat(errorOf(r).path("message").asText())
+          .isEqualTo("prefill engine p0 did not answer within 500 ms (serving.prefill_timeout_s)");
+      assertThat(fleet.engine("d0").received()).isEmpty();
+      fleet.assertReservationsReturnToZero();
+    }
   }
 
   @Test

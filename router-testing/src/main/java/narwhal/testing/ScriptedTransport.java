@@ -24,7 +24,7 @@ public final class ScriptedTransport implements EngineTransport {
   @Override
   public Exchange open(URI engineBase, EngineHttpRequest request, ExchangeOptions options, Scheduler loop,
       ExchangeHandler handler) {
-    Call call = new Call(engineBase, request, handler);
+    Call call = new Call(engineBase, request, options, handler);
     calls.add(call);
     return call;
   }
@@ -54,14 +54,17 @@ public final class ScriptedTransport implements EngineTransport {
   public static final class Call implements Exchange {
     public final URI engine;
     public final EngineHttpRequest request;
+    /** The limits the caller opened the exchange with (e.g. its connect timeout). */
+    public final ExchangeOptions options;
     private final ExchangeHandler handler;
     private boolean cancelled;
     private boolean ended;
     private boolean paused;
 
-    Call(URI engine, EngineHttpRequest request, ExchangeHandler handler) {
+    Call(URI engine, EngineHttpRequest request, ExchangeOptions options, ExchangeHandler handler) {
       this.engine = engine;
       this.request = request;
+      this.options = options;
       this.handler = handler;
     }
 
@@ -83,6 +86,14 @@ public final class ScriptedTransport implements EngineTransport {
     public Call event(String data) {
       if (!cancelled) {
         handler.onEvent(data);
+      }
+      return this;
+    }
+
+    /** Stream bytes that complete no event, e.g. an SSE comment line {@code : keep-alive}. */
+    public Call chunkWithoutEvent() {
+      if (!cancelled && !ended) {
+        handler.onChunkWithoutEvent();
       }
       return this;
     }

@@ -86,6 +86,8 @@ final class HttpExchange implements Exchange {
   private boolean requestWritten;
   private boolean keepAlive;
   private SseEventParser events;
+  /** The chunk being parsed completed at least one event. */
+  private boolean chunkDispatchedEvent;
   private BoundedBody body;
 
   /**
@@ -344,11 +346,17 @@ final class HttpExchange implements Exchange {
         return;
       }
       case STREAMING_EVENTS -> {
+        chunkDispatchedEvent = false;
         try {
           events.feed(content.content());
         } catch (SseEventParser.EventTooLargeException e) {
           fail(TransportFailures.tooLarge(engine.toString(), "an SSE event", maxBodyBytes));
           return;
+        }
+        // Bytes that completed no event (a keep-alive comment, half an event) still show the
+        // engine is sending; the caller's silence bound needs to know. Events signal themselves.
+        if (!chunkDispatchedEvent && content.content().isReadable() && phase != Phase.DONE) {
+          deliver(ExchangeHandler::onChunkWithoutEvent, false);
         }
       }
       case AGGREGATING_BODY -> {
@@ -432,6 +440,7 @@ final class HttpExchange implements Exchange {
   }
 
   private void deliverEvent(String data) {
+    chunkDispatchedEvent = true;
     if (phase != Phase.DONE) {
       deliver(h -> h.onEvent(data), false);
     }

@@ -24,8 +24,13 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Timers, per the spec: the first-token timer starts before the connection is opened (so
  * connect and response-header delays spend the same budget) and stops at the first generated
- * token; after that the silence timer bounds the gap between transport chunks, and any chunk,
- * metadata included, re-arms it. A valid stream is generated output then {@code [DONE]}.
+ * token; after that the silence bound limits the gap between transport chunks, and any chunk
+ * (a metadata event, or bytes that completed no event, such as a keep-alive comment) resets it.
+ * A valid stream is generated output then {@code [DONE]}.
+ *
+ * <p>The silence bound is a lazily checked deadline: each chunk only records the time, and the one
+ * armed timer, when it fires, re-arms itself for whatever is left since the last chunk. Cancelling
+ * and rescheduling a timer per token would cost a timer-queue operation on the hot path.
  */
 final class DecodeLeg implements DecodeCall, ExchangeHandler {
 
@@ -48,6 +53,8 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
   private int status;
   private String errorBody = "";
   private int tokens;
+  /** When the engine last sent anything after the first token (scheduler clock). */
+  private long lastChunkNanos;
   /** Metadata other than a chat stream's opening role chunk arrived (for the first-token class). */
   private boolean sawMetadata;
   private boolean sawRoleOrMetadata;
@@ -125,9 +132,12 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
       event = decoder.decode(data);
     } catch (MalformedEventException e) {
       fail(new EngineFailure(Phase.DECODE, FailureClass.STREAM, 502, "invalid_response", consumer.iid(),
-          "decode engine " + consumer.iid() + " sent an unreadable stream event after " + tokens + " tokens: "
+          "decode engine " + consumer.iid() + " sent an unreadable stream event after " + TokenCounts.describe(tokens) + ": "
               + e.getMessage(), false, e));
       return;
+    }
+    if (tokens > 0) {
+      lastChunkNanos = loop.nanoTime();
     }
     switch (event.getKindCase()) {
       case DONE:
@@ -138,8 +148,9 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
             consumer.iid(), event.getError().getStatus(), event.getError().getMessage(), tokens));
         break;
       case TOKEN:
-        tokens++;
-        rearmSilenceTimer();
+        if (++tokens == 1) {
+          startSilenceBound();
+        }
         listener.onEvent(event);
         break;
       case METADATA:
@@ -149,13 +160,21 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
           sawMetadata = true;
         }
         sawRoleOrMetadata = true;
-        if (tokens > 0) {
-          rearmSilenceTimer();
-        }
         listener.onEvent(event);
         break;
       default:
         break;
+    }
+  }
+
+  /**
+   * Bytes that completed no event. After the first token they reset the silence bound; before it
+   * they do not stop the first-token timer, which only a generated token ends.
+   */
+  @Override
+  public void onChunkWithoutEvent() {
+    if (!finished && status == 200 && tokens > 0) {
+      lastChunkNanos = loop.nanoTime();
     }
   }
 
@@ -188,7 +207,7 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
       return;
     }
     fail(new EngineFailure(Phase.DECODE, FailureClass.STREAM, 502, "invalid_response", consumer.iid(),
-        "decode engine " + consumer.iid() + " closed the stream before [DONE] after " + tokens + " tokens",
+        "decode engine " + consumer.iid() + " closed the stream before [DONE] after " + TokenCounts.describe(tokens),
         tokens == 0, null));
   }
 
@@ -213,20 +232,33 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
             + consumer.iid() + " (engine.first_token_timeout_s)", true, null));
   }
 
-  private void onSilence() {
-    if (finished) {
+  /** The armed silence timer fired: fail only if the bound really elapsed since the last chunk. */
+  private void onSilenceCheck() {
+    if (finished || paused) {
+      return;
+    }
+    long left = limits.readTimeoutNanos() - (loop.nanoTime() - lastChunkNanos);
+    if (left > 0) {
+      timer = loop.schedule(this::onSilenceCheck, left, TimeUnit.NANOSECONDS);
       return;
     }
     fail(new EngineFailure(Phase.DECODE, FailureClass.STREAM, 504, "engine_timeout", consumer.iid(),
         "engine went silent between tokens: decode engine " + consumer.iid() + " sent nothing for "
-            + Durations.describe(limits.readTimeoutNanos()) + " after " + tokens
-            + " tokens (engine.decode_read_timeout_s)", false, null));
+            + Durations.describe(limits.readTimeoutNanos()) + " after " + TokenCounts.describe(tokens)
+            + " (engine.decode_read_timeout_s)", false, null));
   }
 
-  private void rearmSilenceTimer() {
+  /**
+   * Bounds silence from now on, counted from now: at the first token (which ends the first-token
+   * timer) and on resume (silence while we did not read was ours, not the engine's). With
+   * {@code decode_read_timeout_s: 0} nothing is armed: the request's own deadline (held by the
+   * caller) is then the only bound on the stream.
+   */
+  private void startSilenceBound() {
     timer.cancel();
+    lastChunkNanos = loop.nanoTime();
     if (limits.readTimeoutNanos() > 0 && !paused) {
-      timer = loop.schedule(this::onSilence, limits.readTimeoutNanos(), TimeUnit.NANOSECONDS);
+      timer = loop.schedule(this::onSilenceCheck, limits.readTimeoutNanos(), TimeUnit.NANOSECONDS);
     } else {
       timer = Timer.NONE;
     }
@@ -273,6 +305,7 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
     // Silence we caused by not reading is not the engine's silence.
     if (tokens > 0) {
       timer.cancel();
+      timer = Timer.NONE;
     }
   }
 
@@ -286,7 +319,8 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
       exchange.resume();
     }
     if (tokens > 0) {
-      rearmSilenceTimer();
+      // The engine gets the full bound again from the moment we read once more.
+      startSilenceBound();
     }
   }
 }

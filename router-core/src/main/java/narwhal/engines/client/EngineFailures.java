@@ -44,7 +44,7 @@ public final class EngineFailures {
       case CONNECTION_CLOSED:
         return new EngineFailure(phase, FailureClass.CONNECTION, 502, "engine_connection", iid,
             leg + " closed the connection before the response was complete"
-                + (phase == Phase.DECODE ? " (after " + tokensSeen + " tokens)" : ""), true, f);
+                + (phase == Phase.DECODE ? " (after " + TokenCounts.describe(tokensSeen) + ")" : ""), true, f);
       case BODY_TOO_LARGE:
         return new EngineFailure(phase, FailureClass.RESPONSE_LIMIT, 502, "response_limit", iid,
             leg + " sent a response over the router's limit: " + f.getMessage(), false, f);
@@ -62,7 +62,7 @@ public final class EngineFailures {
     FailureClass cls = status == 408 || status == 429 ? FailureClass.OVERLOAD
         : status >= 500 ? FailureClass.INFERENCE_STATUS : FailureClass.REJECTED;
     return new EngineFailure(Phase.DECODE, cls, status, status >= 500 ? "engine_error" : "engine_rejected",
-        iid, "decode engine " + iid + " reported an error in its stream after " + tokensSeen + " tokens: "
+        iid, "decode engine " + iid + " reported an error in its stream after " + TokenCounts.describe(tokensSeen) + ": "
             + engineMessage, transientFault, null);
   }
 

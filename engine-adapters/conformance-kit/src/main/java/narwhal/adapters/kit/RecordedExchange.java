@@ -102,6 +102,14 @@ public final class RecordedExchange {
       }
 
       @Override
+      public void onChunkWithoutEvent() {
+        // Passed on: a decode leg counts such chunks as signs of life for its silence bound.
+        if (callback("onChunkWithoutEvent")) {
+          handler.onChunkWithoutEvent();
+        }
+      }
+
+      @Override
       public void onBody(String text) {
         if (callback("onBody")) {
           synchronized (RecordedExchange.this) {

@@ -2,10 +2,13 @@ package narwhal.engines.vllm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import narwhal.engines.client.DecodeCall;
 import narwhal.engines.client.EngineFailure;
 import narwhal.engines.client.FailureClass;
+import narwhal.engines.client.LegLimits;
 import narwhal.engines.client.Phase;
+import narwhal.engines.spi.ExchangeOptions;
 import narwhal.testing.ScriptedTransport.Call;
 import org.junit.jupiter.api.Test;
 
@@ -34,6 +37,30 @@ class EngineClientDecodeTimingTest {
     assertThat(failure.isTransient()).isTrue();
     assertThat(failure.getMessage()).startsWith("no first token within 2.5 s");
     assertThat(call.cancelled()).isTrue();
+  }
+
+  @Test
+  void firstTokenTimer_connectionThatNeverCompletes_spendsTheBudget_andThePendingConnectIsCancelled() {
+    // The connect timeout (30 s) would end this far too late: the first-token budget must.
+    f.decode(LegLimits.decode(Duration.ofMillis(2500), Duration.ofSeconds(10),
+        new ExchangeOptions(Duration.ofSeconds(30), 1 << 20)));
+    Call call = f.transport.last(); // never connects: no head, no bytes, no failure
+    assertThat(call.options.connectTimeout()).isEqualTo(Duration.ofSeconds(30));
+
+    f.loop.advanceMillis(2499);
+    assertThat(f.listener.quiet()).isTrue();
+    assertThat(call.cancelled()).isFalse();
+
+    f.loop.advanceMillis(1);
+    EngineFailure failure = f.listener.failure();
+    assertThat(failure.status()).isEqualTo(504);
+    assertThat(failure.reason()).isEqualTo("engine_timeout");
+    assertThat(failure.failureClass()).isEqualTo(FailureClass.STREAM);
+    assertThat(failure.getMessage())
+        .isEqualTo("no first token within 2.5 s from decode engine d1 (engine.first_token_timeout_s)");
+    assertThat(call.cancelled()).isTrue();
+    assertThat(f.transport.openConnections()).isZero();
+    assertThat(f.loop.pendingTasks()).isZero();
   }
 
   @Test
