@@ -4,13 +4,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What every connection of one engine shares: options, stats, the installed faults, the request
- * log and the KV block allocator. Thread-safe.
+ * and prefill-response logs and the KV block allocator. Thread-safe.
  */
 final class EngineState {
   final SimOptions options;
   final SimStats stats = new SimStats();
   final RequestParser parser;
-  final ReceivedLog received;
+  final ReceivedLog<ReceivedRequest> received;
+  final ReceivedLog<PrefillResponse> prefillResponses;
   final BootstrapRooms rooms = new BootstrapRooms();
   private final AtomicInteger nextBlockId = new AtomicInteger();
   /** The bound HTTP port, known once listening; the bootstrap port defaults to it. */
@@ -20,7 +21,8 @@ final class EngineState {
   EngineState(SimOptions options) {
     this.options = options;
     this.parser = new RequestParser(options, this::bootstrapPort);
-    this.received = new ReceivedLog(options.maxRecordedRequests());
+    this.received = new ReceivedLog<>(options.maxRecordedRequests());
+    this.prefillResponses = new ReceivedLog<>(options.maxRecordedRequests());
     this.faults = new ActiveFaults(options.faults());
   }
 

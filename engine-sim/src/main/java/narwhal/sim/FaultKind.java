@@ -30,6 +30,11 @@ enum FaultKind {
   KV_BAD_BLOCK_IDS("kv-bad-block-ids", ValueKind.NONE),
   /** Prefill descriptor in another connector's shape. */
   KV_WRONG_CONNECTOR("kv-wrong-connector", ValueKind.NONE),
+  /**
+   * Not a fault: adds an opaque field {@code NAME=VALUE} to the descriptor a prefill returns (as a
+   * newer vLLM or another runtime might), so a test can check the router passes it on verbatim.
+   */
+  KV_EXTRA_FIELD("kv-extra-field", ValueKind.FIELD),
   /** Prefill response with {@code kv_transfer_params: null}. */
   KV_NONE("kv-none", ValueKind.NONE),
   /** Finish with {@code finish_reason: "stop"} after N tokens. */
@@ -43,7 +48,9 @@ enum FaultKind {
     COUNT,
     MILLIS,
     MILLIS_OR_FOREVER,
-    HTTP_STATUS
+    HTTP_STATUS,
+    /** {@code NAME=VALUE}, VALUE JSON when it parses, else text. */
+    FIELD
   }
 
   private final String wireName;

@@ -1,5 +1,8 @@
 package narwhal.sim;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.LongNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -17,7 +20,9 @@ import org.jspecify.annotations.Nullable;
  *
  * @param kind the fault
  * @param value the value after {@code name=}: a token count, milliseconds ({@link #FOREVER} for
- *     "forever") or an HTTP status; 0 when the fault takes no value
+ *     "forever") or an HTTP status; 0 when the fault takes no value or a text value
+ * @param argument the value after {@code name=} when it is text ({@code kv-extra-field}'s {@code
+ *     NAME=VALUE}), else null
  * @param options the fault's own options, validated
  * @param phase the phase it is restricted to, or null for both
  * @param count how many matching requests it applies to, or {@link #UNLIMITED}
@@ -26,6 +31,7 @@ import org.jspecify.annotations.Nullable;
 record FaultSpec(
     FaultKind kind,
     long value,
+    @Nullable String argument,
     Map<String, String> options,
     @Nullable RequestPhase phase,
     int count,
@@ -66,6 +72,8 @@ record FaultSpec(
     int eq = head.indexOf('=');
     String name = eq < 0 ? head : head.substring(0, eq).trim();
     @Nullable String rawValue = eq < 0 ? null : head.substring(eq + 1).trim();
+    // A field value is JSON, which may contain commas: parts up to the first option continue it.
+    boolean valueTakesCommas = name.equals(FaultKind.KV_EXTRA_FIELD.wireName()) && rawValue != null;
 
     Map<String, String> options = new LinkedHashMap<>();
     @Nullable String thenSpec = null;
@@ -89,6 +97,8 @@ record FaultSpec(
         lastKey = key;
       } else if ("message".equals(lastKey)) {
         options.put("message", options.get("message") + "," + part);
+      } else if (valueTakesCommas && lastKey == null) {
+        rawValue = rawValue + "," + part;
       } else {
         throw new IllegalArgumentException("unexpected '" + part + "'");
       }
@@ -111,9 +121,14 @@ record FaultSpec(
             "option '" + key + "' does not apply to " + kind.wireName());
       }
     }
+    if (kind.valueKind() == FaultKind.ValueKind.FIELD) {
+      KvExtraFields.parseAssignment(rawValue == null ? "" : rawValue);
+      validateOptions(options);
+      return new FaultSpec(kind, 0, rawValue, options, phase, count, text);
+    }
     long value = parseValue(kind, rawValue);
     validateOptions(options);
-    return new FaultSpec(kind, value, options, phase, count, text);
+    return new FaultSpec(kind, value, null, options, phase, count, text);
   }
 
   private static FaultSpec failFirst(
@@ -131,8 +146,8 @@ record FaultSpec(
     }
     FaultSpec inner = parse(thenSpec);
     @Nullable RequestPhase effectivePhase = phase != null ? phase : inner.phase();
-    return new FaultSpec(
-        inner.kind(), inner.value(), inner.options(), effectivePhase, parseCount(rawValue), text);
+    return new FaultSpec(inner.kind(), inner.value(), inner.argument(), inner.options(), effectivePhase,
+        parseCount(rawValue), text);
   }
 
   private static long parseValue(FaultKind kind, @Nullable String rawValue) {
@@ -154,6 +169,7 @@ record FaultSpec(
         return parseMillisOrForever(rawValue);
       case HTTP_STATUS:
         return parseStatus(rawValue);
+      case FIELD:
       default:
         throw new IllegalStateException(kind.valueKind().toString());
     }
@@ -161,7 +177,7 @@ record FaultSpec(
 
   private static void validateOptions(Map<String, String> options) {
     if (options.containsKey("code")) {
-      parseStatus(options.get("code"));
+      parseErrorCode(options.get("code"));
     }
     if (options.containsKey("ms")) {
       parseMillisOrForever(options.get("ms"));
@@ -186,6 +202,38 @@ record FaultSpec(
       throw new IllegalArgumentException("HTTP status must be 400..599, got " + raw);
     }
     return (int) parsed;
+  }
+
+  /**
+   * An in-stream error's {@code code}: any integer (a JSON number, e.g. {@code 503} or {@code 200})
+   * or text (a JSON string; quote it, {@code code="503"}, to get a string of digits), so a test can
+   * give the router a code outside 400..599 or not an integer at all.
+   */
+  static JsonNode parseErrorCode(String raw) {
+    String text = raw.trim();
+    if (text.isEmpty()) {
+      throw new IllegalArgumentException(
+          "code needs a value: an integer (e.g. 503) or text (e.g. oops, or \"503\" for a string)");
+    }
+    if (text.length() >= 2 && text.startsWith("\"") && text.endsWith("\"")) {
+      return TextNode.valueOf(text.substring(1, text.length() - 1));
+    }
+    if (text.matches("[+-]?\\d+")) {
+      try {
+        return LongNode.valueOf(Long.parseLong(text));
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("code " + text + " does not fit in 64 bits; quote it for a string", e);
+      }
+    }
+    return TextNode.valueOf(text);
+  }
+
+  /** The HTTP status an error code stands for: the code when an integer in 400..599, else 500. */
+  static int statusFor(JsonNode code) {
+    if (code.isIntegralNumber() && code.canConvertToInt() && code.intValue() >= 400 && code.intValue() <= 599) {
+      return code.intValue();
+    }
+    return 500;
   }
 
   private static long parseMillisOrForever(String raw) {
@@ -220,6 +268,12 @@ record FaultSpec(
   int intOption(String key, int fallback) {
     String raw = options.get(key);
     return raw == null ? fallback : Integer.parseInt(raw.trim());
+  }
+
+  /** {@code error-after}'s code as the JSON value the error event carries; 500 when not given. */
+  JsonNode errorCode() {
+    String raw = options.get("code");
+    return raw == null ? LongNode.valueOf(500) : parseErrorCode(raw);
   }
 
   long millisOption(String key, long fallback) {

@@ -1,5 +1,7 @@
 package narwhal.sim;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.IntNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
@@ -44,6 +46,7 @@ final class Generation {
   private final StringBuilder text = new StringBuilder();
   private final int kvBlocks;
   private final String internalRequestId;
+  private final String responseId;
 
   private int emitted;
   private @Nullable String finishReason;
@@ -75,6 +78,7 @@ final class Generation {
     this.keepAlive = keepAlive;
     this.completion = completion;
     String id = request.endpoint().idPrefix() + request.idBase();
+    this.responseId = id;
     this.shapes =
         new ResponseShapes(
             request.endpoint(), id, System.currentTimeMillis() / 1000, engine.options.model());
@@ -165,22 +169,12 @@ final class Generation {
   }
 
   private long firstTokenDelayNanos() {
-    SimOptions options = engine.options;
-    double millis =
-        request.kvPull() || request.bootstrapDecode()
-            ? options.kvTransferMillisPerToken() * request.promptTokens()
-            : options.prefillBaseMillis() + options.prefillMillisPerToken() * request.promptTokens();
-    return millisToNanos(millis);
+    return TimingModel.firstTokenDelayNanos(
+        engine.options, request.promptTokens(), request.kvPull() || request.bootstrapDecode());
   }
 
   private long interTokenNanos() {
-    SimOptions options = engine.options;
-    double slowdown = 1 + options.loadFactor() * engine.stats.activeStreams();
-    return millisToNanos(options.interTokenMillis() * slowdown);
-  }
-
-  private static long millisToNanos(double millis) {
-    return (long) (millis * 1_000_000);
+    return TimingModel.interTokenNanos(engine.options, engine.stats.activeStreams());
   }
 
   private void scheduleStep(long delayNanos) {
@@ -295,8 +289,12 @@ final class Generation {
                 internalRequestId,
                 request.promptTokens(),
                 engine::nextBlockId,
-                faults.kvFault)
+                faults.kvFault,
+                faults.kvExtraFields)
             : null;
+    if (request.remoteDecode()) {
+      engine.prefillResponses.add(PrefillResponse.sent(request.idBase(), responseId, kvParams));
+    }
     ObjectNode body =
         shapes.fullResponse(
             text.toString(), finishReason, request.promptTokens(), emitted, kvParams);
@@ -364,23 +362,34 @@ final class Generation {
     endResponse(null);
   }
 
-  /** {@code error-after}: vLLM's in-stream error event, or an HTTP error before commit. */
+  /**
+   * {@code error-after}: vLLM's in-stream error event carrying the fault's code as given (any
+   * integer or a string), or, not streaming, an HTTP error with the status that code stands for.
+   */
   private void fail() {
-    int code = faults.errorCode;
-    failWith(code, faults.errorMessage != null ? faults.errorMessage : ErrorBodies.defaultMessage(code));
+    int status = FaultSpec.statusFor(faults.errorCode);
+    String message = faults.errorMessage != null ? faults.errorMessage : ErrorBodies.defaultMessage(status);
+    failWith(status, faults.errorCode, message);
   }
 
-  /** An in-stream error event then {@code [DONE]} once streaming, else an HTTP error. */
-  private void failWith(int code, String message) {
+  private void failWith(int status, String message) {
+    failWith(status, IntNode.valueOf(status), message);
+  }
+
+  /**
+   * An in-stream error event whose {@code code} is {@code code}, then {@code [DONE]}, once
+   * streaming; else an HTTP {@code status} error.
+   */
+  private void failWith(int status, JsonNode code, String message) {
     if (ended) {
       return;
     }
     if (request.stream()) {
-      writeEvent(ResponseShapes.errorEvent(code, message));
+      writeEvent(ResponseShapes.errorEvent(status, code, message));
       ctx.write(new DefaultHttpContent(HttpResponses.sseDone(ctx.alloc())));
       endResponse(null);
     } else {
-      respondFully(code, ErrorBodies.envelope(engine.options.dialect(), code, message, null), null);
+      respondFully(status, ErrorBodies.envelope(engine.options.dialect(), status, message, null), null);
     }
   }
 

@@ -3,6 +3,8 @@ package narwhal.sim;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Locale;
+import java.util.Map;
 import java.util.function.IntSupplier;
 import org.jspecify.annotations.Nullable;
 
@@ -13,6 +15,8 @@ import org.jspecify.annotations.Nullable;
 final class KvTransfer {
   /** vLLM's default KV block size in tokens. */
   static final int BLOCK_SIZE = 16;
+  /** Not sent by NixlConnector; a descriptor from another connector may name itself here. */
+  static final String CONNECTOR = "kv_connector";
 
   private KvTransfer() {}
 
@@ -24,8 +28,9 @@ final class KvTransfer {
   /**
    * True when a decode request's params let NIXL pull: {@code do_remote_prefill} true, non-empty
    * {@code remote_block_ids} of non-negative ints, and {@code remote_engine_id}, {@code
-   * remote_request_id}, {@code remote_host}, {@code remote_port} present. Anything else is
-   * ignored and the prompt recomputed, as vLLM does.
+   * remote_request_id}, {@code remote_host}, {@code remote_port} present, and no {@code
+   * kv_connector} naming a connector other than NIXL. Anything else is ignored and the prompt
+   * recomputed, as vLLM does.
    */
   static boolean isUsablePull(@Nullable JsonNode params) {
     if (params == null || !params.isObject()) {
@@ -43,6 +48,11 @@ final class KvTransfer {
         return false;
       }
     }
+    JsonNode connector = params.get(CONNECTOR);
+    if (connector != null && connector.isTextual()
+        && !connector.textValue().toLowerCase(Locale.ROOT).startsWith("nixl")) {
+      return false; // Another connector's KV: NIXL has nothing to pull.
+    }
     return hasText(params, "remote_engine_id")
         && hasText(params, "remote_request_id")
         && hasText(params, "remote_host")
@@ -56,29 +66,26 @@ final class KvTransfer {
   }
 
   /**
-   * The descriptor a finished prefill returns, spoiled as {@code fault} says; null for {@link
-   * KvFault#NONE}.
+   * The descriptor a finished prefill returns, spoiled as {@code fault} says (null for {@link
+   * KvFault#NONE}), then carrying the engine's extra fields and the request's, in that order (a
+   * later field replaces an earlier one of the same name, NixlConnector's own included).
    */
   static @Nullable ObjectNode prefillDescriptor(
       SimOptions options,
       String internalRequestId,
       int promptTokens,
       IntSupplier nextBlockId,
-      @Nullable KvFault fault) {
+      @Nullable KvFault fault,
+      Map<String, JsonNode> requestExtraFields) {
     if (fault == KvFault.NONE) {
       return null;
     }
-    if (fault == KvFault.WRONG_CONNECTOR) {
-      // A P2P-NCCL style descriptor: no block ids, no NIXL side channel, but still an engine id.
-      ObjectNode params = Json.object();
-      params.put("kv_connector", "P2pNcclConnector");
-      params.put("remote_engine_id", options.engineId());
-      params.put("remote_request_id", internalRequestId);
-      params.put("remote_address", options.kvHost() + ":" + options.kvPort());
-      params.put("remote_kv_rank", 0);
-      return params;
-    }
     ObjectNode params = Json.object();
+    if (fault == KvFault.WRONG_CONNECTOR) {
+      // A complete, valid NIXL descriptor that names another connector: only a router comparing
+      // the producer's connector with the consumer's can tell it is unusable.
+      params.put(CONNECTOR, "P2pNcclConnector");
+    }
     params.put("do_remote_prefill", true);
     params.put("do_remote_decode", false);
     ArrayNode blocks = params.putArray("remote_block_ids");
@@ -98,6 +105,8 @@ final class KvTransfer {
     params.put("remote_host", options.kvHost());
     params.put("remote_port", options.kvPort());
     params.put("tp_size", options.tpSize());
+    options.kvExtraFields().forEach((name, value) -> params.set(name, value.deepCopy()));
+    requestExtraFields.forEach((name, value) -> params.set(name, value.deepCopy()));
     return params;
   }
 }

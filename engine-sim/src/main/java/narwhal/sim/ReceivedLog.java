@@ -5,17 +5,20 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** The bounded record of requests received under /v1/, oldest first. Thread-safe. */
-final class ReceivedLog {
+/**
+ * A bounded record, oldest first: the requests received under /v1/, the prefill responses sent.
+ * Thread-safe.
+ */
+final class ReceivedLog<T> {
   private final int capacity;
-  private final ConcurrentLinkedDeque<ReceivedRequest> requests = new ConcurrentLinkedDeque<>();
+  private final ConcurrentLinkedDeque<T> requests = new ConcurrentLinkedDeque<>();
   private final AtomicInteger size = new AtomicInteger();
 
   ReceivedLog(int capacity) {
     this.capacity = capacity;
   }
 
-  void add(ReceivedRequest request) {
+  void add(T request) {
     if (capacity == 0) {
       return;
     }
@@ -26,7 +29,7 @@ final class ReceivedLog {
     }
   }
 
-  List<ReceivedRequest> snapshot() {
+  List<T> snapshot() {
     return List.copyOf(new ArrayList<>(requests));
   }
 

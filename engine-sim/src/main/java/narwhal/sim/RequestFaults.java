@@ -1,10 +1,17 @@
 package narwhal.sim;
 
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.LongNode;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The faults in force for one request: the engine plan's matching entries, then the prompt's
- * directives, merged in that order (a later fault of the same kind replaces an earlier one).
+ * directives, merged in that order (a later fault of the same kind replaces an earlier one; {@code
+ * kv-extra-field}s add up, a later one replacing only an earlier field of the same name).
  *
  * <p>Token-count triggers use -1 for "off". Confined to the request's event loop.
  */
@@ -23,9 +30,12 @@ final class RequestFaults {
   int eofAfter = -1;
   int eosAfter = -1;
   int errorAfter = -1;
-  int errorCode = 500;
+  /** The in-stream error's {@code code}: any integer or a string (see {@link FaultSpec#parseErrorCode}). */
+  JsonNode errorCode = LongNode.valueOf(500);
   @Nullable String errorMessage;
   @Nullable KvFault kvFault;
+  /** Opaque fields added to a prefill's descriptor, in order. */
+  final Map<String, JsonNode> kvExtraFields = new LinkedHashMap<>();
 
   void apply(FaultSpec spec) {
     switch (spec.kind()) {
@@ -58,7 +68,7 @@ final class RequestFaults {
         break;
       case ERROR_AFTER:
         errorAfter = (int) spec.value();
-        errorCode = spec.intOption("code", 500);
+        errorCode = spec.errorCode();
         errorMessage = spec.options().get("message");
         break;
       case KV_MISSING_ENGINE_ID:
@@ -69,6 +79,10 @@ final class RequestFaults {
         break;
       case KV_WRONG_CONNECTOR:
         kvFault = KvFault.WRONG_CONNECTOR;
+        break;
+      case KV_EXTRA_FIELD:
+        Map.Entry<String, JsonNode> field = KvExtraFields.parseAssignment(requireNonNull(spec.argument(), "argument"));
+        kvExtraFields.put(field.getKey(), field.getValue());
         break;
       case KV_NONE:
         kvFault = KvFault.NONE;

@@ -1,5 +1,6 @@
 package narwhal.sim;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.netty.buffer.ByteBuf;
@@ -169,9 +170,14 @@ final class ResponseShapes {
     return response;
   }
 
-  /** The mid-stream error event body (the full ErrorInfo, {@code param} null). */
-  static ObjectNode errorEvent(int code, String message) {
-    return ErrorBodies.envelope(code, message, null);
+  /**
+   * The mid-stream error event body (the full ErrorInfo, {@code param} null), whose {@code code} is {@code code} as given (a fault may set any
+   * integer or a string); {@code type} follows {@code status}, the HTTP status it stands for.
+   */
+  static ObjectNode errorEvent(int status, JsonNode code, String message) {
+    ObjectNode event = ErrorBodies.envelope(status, message, null);
+    ((ObjectNode) event.get("error")).set("code", code.deepCopy());
+    return event;
   }
 
   private ObjectNode chunk(ObjectNode choice, @Nullable ObjectNode usage) {

@@ -15,7 +15,7 @@ public final class SimCli {
           "--port", "--host", "--engine-id", "--model", "--seed", "--max-tokens", "--prefill-ms",
           "--prefill-ms-per-token", "--kv-ms-per-token", "--itl-ms", "--load-factor", "--kv-host",
           "--kv-port", "--tp-size", "--max-model-len", "--io-threads", "--fault", "--attest",
-          "--dialect", "--bootstrap-port", "--kv-wait-ms");
+          "--dialect", "--bootstrap-port", "--kv-wait-ms", "--kv-extra-field");
 
   private SimCli() {}
 
@@ -46,6 +46,8 @@ public final class SimCli {
         "  --fault SPEC              engine fault, repeatable (e.g. status=503,count=2)",
         "  --attest KEY=VALUE        attestation field, repeatable (e.g. vllm_version=0.10.2;",
         "                            VALUE is JSON when it parses, else text; KEY= drops the field)",
+        "  --kv-extra-field N=VALUE  opaque field every prefill descriptor carries, repeatable",
+        "                            (e.g. x_hint={\"tier\":2}; VALUE is JSON when it parses, else text)",
         "  --help                    print this text");
   }
 
@@ -147,6 +149,14 @@ public final class SimCli {
         break;
       case "--kv-wait-ms":
         builder.kvWaitMillis(longValue(flag, value));
+        break;
+      case "--kv-extra-field":
+        try {
+          var field = KvExtraFields.parseAssignment(value);
+          builder.kvExtraField(field.getKey(), field.getValue());
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException("--kv-extra-field: " + e.getMessage(), e);
+        }
         break;
       case "--fault":
         try {

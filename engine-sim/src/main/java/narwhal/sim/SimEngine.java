@@ -186,8 +186,19 @@ public final class SimEngine implements AutoCloseable {
     return state.received.snapshot();
   }
 
+  /**
+   * What every prefill leg ({@code do_remote_decode: true}, non-streaming) was answered with, in
+   * order (bounded like {@link #received()}): compare a decode engine's received {@code
+   * kv_transfer_params} with the producer's {@link PrefillResponse#kvTransferParams()}.
+   */
+  public List<PrefillResponse> prefillResponses() {
+    return state.prefillResponses.snapshot();
+  }
+
+  /** Forgets the {@link #received()} requests and the {@link #prefillResponses()}. */
   public void clearReceived() {
     state.received.clear();
+    state.prefillResponses.clear();
   }
 
   /**

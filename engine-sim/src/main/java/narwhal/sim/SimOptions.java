@@ -2,6 +2,9 @@ package narwhal.sim;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.NullNode;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
@@ -42,6 +45,8 @@ import org.jspecify.annotations.Nullable;
  *     served there too); another value opens a second listener on that port
  * @param kvWaitMillis SGLang mode: how long a decode leg waits for its prefill's KV, and a prefill
  *     leg for its decode engine to bootstrap, before failing
+ * @param kvExtraFields opaque fields every prefill descriptor carries besides NixlConnector's own
+ *     (a field of the same name as one of those replaces it), in order
  */
 public record SimOptions(
     String host,
@@ -66,7 +71,8 @@ public record SimOptions(
     Map<String, @Nullable Object> attestation,
     SimDialect dialect,
     int bootstrapPort,
-    long kvWaitMillis) {
+    long kvWaitMillis,
+    Map<String, JsonNode> kvExtraFields) {
 
   public SimOptions {
     requireNonNull(host, "host");
@@ -93,6 +99,17 @@ public record SimOptions(
     requireNonNull(dialect, "dialect");
     check(bootstrapPort >= 0 && bootstrapPort <= 65535, "bootstrapPort must be 0..65535, got " + bootstrapPort);
     check(kvWaitMillis >= 1, "kvWaitMillis must be at least 1, got " + kvWaitMillis);
+    kvExtraFields = freezeFields(requireNonNull(kvExtraFields, "kvExtraFields"));
+  }
+
+  private static Map<String, JsonNode> freezeFields(Map<String, JsonNode> fields) {
+    Map<String, JsonNode> copy = new LinkedHashMap<>();
+    fields.forEach((name, value) -> {
+      check(name != null && !name.isBlank(), "a KV extra field name must not be blank");
+      // Deep copies: a JsonNode is mutable, and options are shared by every connection.
+      copy.put(name, requireNonNull(value, "value of KV extra field " + name).deepCopy());
+    });
+    return Collections.unmodifiableMap(copy);
   }
 
   /** A builder holding the documented defaults and a fresh random engine id. */
@@ -125,7 +142,8 @@ public record SimOptions(
         .attestation(attestation)
         .dialect(dialect)
         .bootstrapPort(bootstrapPort)
-        .kvWaitMillis(kvWaitMillis);
+        .kvWaitMillis(kvWaitMillis)
+        .kvExtraFields(kvExtraFields);
   }
 
   private static void check(boolean condition, String message) {
@@ -164,6 +182,7 @@ public record SimOptions(
     private int bootstrapPort;
     private long kvWaitMillis = 30_000;
     private final Map<String, @Nullable Object> attestOverrides = new LinkedHashMap<>();
+    private final Map<String, JsonNode> kvExtraFields = new LinkedHashMap<>();
 
     /** Marks a field {@link #withoutAttest} removed from the document. */
     private static final Object DROPPED = new Object();
@@ -312,6 +331,24 @@ public record SimOptions(
       return this;
     }
 
+    /**
+     * Adds an opaque field to every descriptor a prefill returns, e.g. {@code
+     * kvExtraField("x_transfer_hint", Map.of("tier", 2))}: {@code value} is a {@link JsonNode} or
+     * anything Jackson turns into one (null is JSON null).
+     */
+    public Builder kvExtraField(String name, @Nullable Object value) {
+      kvExtraFields.put(requireNonNull(name, "name"),
+          value == null ? NullNode.getInstance() : Json.MAPPER.valueToTree(value));
+      return this;
+    }
+
+    /** Replaces every extra descriptor field. */
+    public Builder kvExtraFields(Map<String, JsonNode> fields) {
+      kvExtraFields.clear();
+      kvExtraFields.putAll(fields);
+      return this;
+    }
+
     /** Builds the options; throws {@link IllegalArgumentException} on an out-of-range value. */
     public SimOptions build() {
       String id = engineId != null ? engineId : UUID.randomUUID().toString();
@@ -347,7 +384,8 @@ public record SimOptions(
           fields,
           dialect,
           bootstrapPort,
-          kvWaitMillis);
+          kvWaitMillis,
+          kvExtraFields);
     }
   }
 }

@@ -214,6 +214,36 @@ class FaultInjectionTest {
   }
 
   @Test
+  void errorAfter_carriesAnyIntegerOrStringCodeAsGiven() {
+    JsonNode ok = json(sseData(post(engine, "/v1/completions",
+        completion("[[sim:error-after=1,code=200]] x", 5, true)).body()).get(1)).get("error");
+    JsonNode text = json(sseData(post(engine, "/v1/completions",
+        completion("[[sim:error-after=1,code=overloaded,message=busy]] x", 5, true)).body()).get(1)).get("error");
+    JsonNode digits = json(sseData(post(engine, "/v1/completions",
+        completion("[[sim:error-after=0,code=\"503\"]] x", 5, true)).body()).get(0)).get("error");
+
+    assertThat(ok.get("code").isInt()).isTrue();
+    assertThat(ok.get("code").asInt()).isEqualTo(200);
+    assertThat(ok.get("type").asText()).isEqualTo("InternalServerError");
+    assertThat(ok.get("message").asText()).isEqualTo("Internal server error");
+    assertThat(text.get("code").isTextual()).isTrue();
+    assertThat(text.get("code").asText()).isEqualTo("overloaded");
+    assertThat(text.get("message").asText()).isEqualTo("busy");
+    assertThat(digits.get("code").isTextual()).isTrue();
+    assertThat(digits.get("code").asText()).isEqualTo("503");
+  }
+
+  @Test
+  void errorAfter_withACodeThatIsNoErrorStatus_isHttp500WhenNotStreaming() {
+    HttpResponse<String> response =
+        post(engine, "/v1/completions", completion("[[sim:error-after=0,code=200,message=odd]] x", 5, false));
+
+    assertThat(response.statusCode()).isEqualTo(500);
+    assertThat(json(response.body()).get("error").get("message").asText()).isEqualTo("odd");
+    assertThat(json(response.body()).get("error").get("code").asInt()).isEqualTo(500);
+  }
+
+  @Test
   void errorAfter_onNonStreamingRequest_isHttpError() {
     HttpResponse<String> response =
         post(engine, "/v1/completions", completion("[[sim:error-after=0]] x", 5, false));

@@ -77,6 +77,60 @@ class FaultSpecTest {
   }
 
   @Test
+  void errorAfterCode_isAnyIntegerOrAString() {
+    assertThat(FaultSpec.parse("error-after=1").errorCode().asInt()).isEqualTo(500);
+    assertThat(FaultSpec.parse("error-after=1,code=503").errorCode().isIntegralNumber()).isTrue();
+    assertThat(FaultSpec.parse("error-after=1,code=200").errorCode().asInt()).isEqualTo(200);
+    assertThat(FaultSpec.parse("error-after=1,code=-7").errorCode().asLong()).isEqualTo(-7);
+    assertThat(FaultSpec.parse("error-after=1,code=overloaded").errorCode().textValue()).isEqualTo("overloaded");
+    assertThat(FaultSpec.parse("error-after=1,code=\"503\"").errorCode().textValue()).isEqualTo("503");
+    assertThat(FaultSpec.parse("error-after=1,code=503,message=a, b").options().get("message")).isEqualTo("a, b");
+  }
+
+  @Test
+  void errorCode_standsForItsStatusOnlyWhenAnIntegerIn400To599() {
+    assertThat(FaultSpec.statusFor(FaultSpec.parseErrorCode("429"))).isEqualTo(429);
+    assertThat(FaultSpec.statusFor(FaultSpec.parseErrorCode("599"))).isEqualTo(599);
+    assertThat(FaultSpec.statusFor(FaultSpec.parseErrorCode("200"))).isEqualTo(500);
+    assertThat(FaultSpec.statusFor(FaultSpec.parseErrorCode("600"))).isEqualTo(500);
+    assertThat(FaultSpec.statusFor(FaultSpec.parseErrorCode("\"503\""))).isEqualTo(500);
+    assertThat(FaultSpec.statusFor(FaultSpec.parseErrorCode("oops"))).isEqualTo(500);
+  }
+
+  @Test
+  void badErrorCodes_nameTheProblem() {
+    assertThatThrownBy(() -> FaultSpec.parse("error-after=1,code="))
+        .hasMessageContaining("code needs a value: an integer");
+    assertThatThrownBy(() -> FaultSpec.parse("error-after=1,code=99999999999999999999"))
+        .hasMessageContaining("does not fit in 64 bits");
+  }
+
+  @Test
+  void kvExtraField_takesAJsonOrTextValue_commasIncluded() {
+    FaultSpec json = FaultSpec.parse("kv-extra-field=x_hint={\"tier\":2,\"ids\":[1,2]},phase=prefill,count=1");
+    FaultSpec text = FaultSpec.parse("kv-extra-field=x_note=plain text");
+
+    assertThat(json.kind()).isEqualTo(FaultKind.KV_EXTRA_FIELD);
+    assertThat(json.argument()).isEqualTo("x_hint={\"tier\":2,\"ids\":[1,2]}");
+    assertThat(json.phase()).isEqualTo(RequestPhase.PREFILL);
+    assertThat(json.count()).isEqualTo(1);
+    RequestFaults faults = new RequestFaults();
+    faults.apply(json);
+    faults.apply(text);
+    faults.apply(FaultSpec.parse("kv-extra-field=x_flag=true"));
+    assertThat(faults.kvExtraFields.get("x_hint").toString()).isEqualTo("{\"tier\":2,\"ids\":[1,2]}");
+    assertThat(faults.kvExtraFields.get("x_note").textValue()).isEqualTo("plain text");
+    assertThat(faults.kvExtraFields.get("x_flag").isBoolean()).isTrue();
+  }
+
+  @Test
+  void kvExtraField_errorsNameTheProblem() {
+    assertThatThrownBy(() -> FaultSpec.parse("kv-extra-field")).hasMessageContaining("expected NAME=VALUE");
+    assertThatThrownBy(() -> FaultSpec.parse("kv-extra-field=novalue")).hasMessageContaining("expected NAME=VALUE");
+    assertThatThrownBy(() -> FaultSpec.parse("kv-extra-field==1")).hasMessageContaining("expected NAME=VALUE");
+  }
+
+  @Test
   void directivesAreFoundAnywhereInText() {
     List<FaultSpec> specs = Directives.parse("a [[sim:eos-after=2]] b [[sim:silence-first=5]]");
 

@@ -152,12 +152,74 @@ class KvTransferTest {
     assertThat(missingId.get("remote_block_ids")).hasSize(2);
     assertThat(wrongConnector.get("kv_connector").asText()).isEqualTo("P2pNcclConnector");
     assertThat(wrongConnector.get("remote_engine_id").asText()).isEqualTo("engine-p");
-    assertThat(wrongConnector.has("remote_block_ids")).isFalse();
     assertThat(none.isNull()).isTrue();
 
     for (JsonNode spoiled : List.of(badBlocks, missingId, wrongConnector)) {
       post(decode, "/v1/completions", completion(PROMPT, 1, false, "\"kv_transfer_params\":" + spoiled));
     }
     assertThat(decode.stats().kvPulls()).isZero();
+  }
+
+  @Test
+  void wrongConnector_isACompleteNixlDescriptorNamingAnotherConnector() {
+    prefill.setFaults(FaultPlan.of("kv-wrong-connector"));
+    ObjectNode wrong = (ObjectNode) prefillLeg(PROMPT, "wc").get("kv_transfer_params");
+
+    assertThat(wrong.get("kv_connector").asText()).isEqualTo("P2pNcclConnector");
+    assertThat(wrong.get("remote_block_ids")).hasSize(2).allMatch(JsonNode::isInt);
+    assertThat(wrong.get("remote_engine_id").asText()).isEqualTo("engine-p");
+    assertThat(wrong.get("remote_host").asText()).isEqualTo("10.0.0.7");
+    assertThat(wrong.get("remote_port").asInt()).isEqualTo(5601);
+    assertThat(wrong.get("tp_size").asInt()).isEqualTo(2);
+    assertThat(wrong.get("remote_request_id").asText()).startsWith("cmpl-wc-0-");
+    // Without the connector's name it would be usable: the name alone makes NIXL refuse it.
+    ObjectNode unnamed = wrong.deepCopy();
+    unnamed.remove("kv_connector");
+    assertThat(KvTransfer.isUsablePull(wrong)).isFalse();
+    assertThat(KvTransfer.isUsablePull(unnamed)).isTrue();
+    assertThat(KvTransfer.isUsablePull(unnamed.deepCopy().put("kv_connector", "NixlConnector"))).isTrue();
+  }
+
+  @Test
+  void extraFields_fromOptionsAndDirectives_areAddedToEveryDescriptor() {
+    SimEngine extra =
+        SimEngine.start(
+            SimOptions.builder()
+                .engineId("engine-x")
+                .kvExtraField("x_runtime", java.util.Map.of("tier", 2))
+                .kvExtraField("x_epoch", 7)
+                .build());
+    try {
+      String prompt = "[[sim:kv-extra-field=x_note=from the prompt]] [[sim:kv-extra-field=x_epoch=8]] p";
+      HttpResponse<String> response =
+          post(extra, "/v1/completions", completion(prompt, 1, false, PREFILL_PARAMS), "X-Request-Id", "xr");
+      JsonNode kv = json(response.body()).get("kv_transfer_params");
+
+      assertThat(kv.get("x_runtime").toString()).isEqualTo("{\"tier\":2}");
+      assertThat(kv.get("x_note").asText()).isEqualTo("from the prompt");
+      assertThat(kv.get("x_epoch").asInt()).isEqualTo(8); // the request's field replaces the engine's
+      assertThat(kv.get("remote_engine_id").asText()).isEqualTo("engine-x");
+      assertThat(KvTransfer.isUsablePull(kv)).isTrue();
+    } finally {
+      extra.close();
+    }
+  }
+
+  @Test
+  void prefillResponses_recordExactlyTheParamsEachPrefillReturned() {
+    JsonNode first = prefillLeg(PROMPT, "r1").get("kv_transfer_params");
+    prefill.setFaults(FaultPlan.of("kv-none"));
+    prefillLeg(PROMPT, "r2");
+    post(prefill, "/v1/completions", completion(PROMPT, 2, false)); // not a prefill leg
+
+    List<PrefillResponse> recorded = prefill.prefillResponses();
+    assertThat(recorded).extracting(PrefillResponse::requestId).containsExactly("r1", "r2");
+    assertThat(recorded.get(0).responseId()).isEqualTo("cmpl-r1");
+    assertThat(recorded.get(0).kvTransferParams()).isEqualTo(first);
+    assertThat(recorded.get(1).kvTransferParams().isNull()).isTrue();
+
+    prefill.clearReceived();
+    assertThat(prefill.prefillResponses()).isEmpty();
+    assertThat(prefill.received()).isEmpty();
   }
 }

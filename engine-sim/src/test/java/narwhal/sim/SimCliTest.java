@@ -37,6 +37,21 @@ class SimCliTest {
   }
 
   @Test
+  void kvExtraFields_areRepeatableJsonOrText() {
+    SimOptions options =
+        SimCli.parse(new String[] {
+            "--kv-extra-field", "x_hint={\"tier\":2}", "--kv-extra-field=x_note=plain", "--kv-extra-field", "x_n=3"});
+
+    assertThat(options.kvExtraFields()).containsOnlyKeys("x_hint", "x_note", "x_n");
+    assertThat(options.kvExtraFields().get("x_hint").toString()).isEqualTo("{\"tier\":2}");
+    assertThat(options.kvExtraFields().get("x_note").textValue()).isEqualTo("plain");
+    assertThat(options.kvExtraFields().get("x_n").intValue()).isEqualTo(3);
+    assertThat(SimCli.parse(new String[0]).kvExtraFields()).isEmpty();
+    assertThatThrownBy(() -> SimCli.parse(new String[] {"--kv-extra-field", "nothing"}))
+        .hasMessageContaining("--kv-extra-field: expected NAME=VALUE");
+  }
+
+  @Test
   void sglangFlags() {
     SimOptions options = SimCli.parse(
         new String[] {"--dialect", "SGLang", "--bootstrap-port", "8998", "--kv-wait-ms=250"});
