@@ -19,6 +19,11 @@ import narwhal.proto.v1.KvHandoffDescriptor;
  * <p>The six fields the router checks are mapped to typed fields; every other field ({@code
  * do_remote_prefill}, {@code do_remote_decode}, anything a newer vLLM adds) is kept as opaque JSON
  * text and rendered back unchanged, so the consumer receives the producer's parameters verbatim.
+ *
+ * <p>A typed field holds a value only when the proto can tell it from "absent": proto3 strings and
+ * repeated fields have no presence, so a producer's {@code ""} or {@code []} (like a null or a
+ * value of another JSON type) stays opaque. Otherwise it would be read as "not sent" and dropped
+ * from the decode leg's parameters.
  */
 final class NixlDescriptors {
 
@@ -40,10 +45,11 @@ final class NixlDescriptors {
     KvHandoffDescriptor.Builder d = KvHandoffDescriptor.newBuilder();
     d.setConnector(connectorOf(params, configuredConnector));
     JsonNode engineId = params.get(ENGINE_ID);
-    if (engineId != null && engineId.isTextual()) {
-      d.setEngineId(engineId.asText());
-    } else if (engineId != null && !engineId.isNull()) {
+    if (engineId != null && !engineId.isNull() && !engineId.isTextual()) {
       throw new UnreadableHandoffException(ENGINE_ID + " is not a string: " + engineId);
+    }
+    if (isTyped(ENGINE_ID, engineId)) {
+      d.setEngineId(engineId.asText());
     }
     JsonNode blocks = params.get(BLOCK_IDS);
     if (blocks != null && !blocks.isNull()) {
@@ -58,26 +64,26 @@ final class NixlDescriptors {
       }
     }
     JsonNode host = params.get(HOST);
-    if (host != null && host.isTextual()) {
+    if (isTyped(HOST, host)) {
       d.setHost(host.asText());
     }
     JsonNode port = params.get(PORT);
-    if (port != null && port.isInt()) {
+    if (isTyped(PORT, port)) {
       d.setPort(port.asInt());
     }
     JsonNode tp = params.get(TP_SIZE);
-    if (tp != null && tp.isInt()) {
+    if (isTyped(TP_SIZE, tp)) {
       d.setTpSize(tp.asInt());
     }
     JsonNode rid = params.get(REQUEST_ID);
-    if (rid != null && rid.isTextual()) {
+    if (isTyped(REQUEST_ID, rid)) {
       d.setRemoteRequestId(rid.asText());
     }
     Iterator<Map.Entry<String, JsonNode>> fields = params.fields();
     while (fields.hasNext()) {
       Map.Entry<String, JsonNode> f = fields.next();
-      // Typed fields of an unexpected JSON type stay opaque so nothing the producer said is lost.
-      if (!TYPED.contains(f.getKey()) || !isTypedShape(f.getKey(), f.getValue())) {
+      // What no typed field holds stays opaque, so nothing the producer said is lost.
+      if (!isTyped(f.getKey(), f.getValue())) {
         d.putOpaqueFields(f.getKey(), f.getValue().toString());
       }
     }
@@ -96,7 +102,9 @@ final class NixlDescriptors {
     if (!d.getEngineId().isEmpty()) {
       out.put(ENGINE_ID, d.getEngineId());
     }
-    if (d.getBlockIdsCount() > 0 || out.has(BLOCK_IDS)) {
+    // Typed values are never empty (see isTyped): an opaque "", [] or null under a typed key is
+    // the producer's own value and is left as it is.
+    if (d.getBlockIdsCount() > 0) {
       ArrayNode blocks = out.putArray(BLOCK_IDS);
       d.getBlockIdsList().forEach(blocks::add);
     }
@@ -115,15 +123,19 @@ final class NixlDescriptors {
     return out;
   }
 
-  private static boolean isTypedShape(String key, JsonNode v) {
+  /** Whether {@code v}, found under {@code key}, is held in a typed descriptor field rather than opaquely. */
+  private static boolean isTyped(String key, JsonNode v) {
+    if (v == null || !TYPED.contains(key)) {
+      return false;
+    }
     switch (key) {
       case BLOCK_IDS:
-        return v.isArray();
+        return v.isArray() && !v.isEmpty();
       case PORT:
       case TP_SIZE:
         return v.isInt();
       default:
-        return v.isTextual();
+        return v.isTextual() && !v.asText().isEmpty();
     }
   }
 
