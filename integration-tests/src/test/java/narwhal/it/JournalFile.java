@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /** Reads a router's JSONL journal while it runs; rows are written by a background thread. */
 final class JournalFile {
@@ -56,5 +57,32 @@ final class JournalFile {
   JsonNode row(String rid) {
     return rows().stream().filter(r -> rid.equals(r.path("rid").asText())).findFirst()
         .orElseThrow(() -> new AssertionError("no journal row for rid " + rid + " in " + rows()));
+  }
+
+  /** The request row whose client-supplied id is {@code clientRid}, waiting for it (up to 10 s). */
+  JsonNode awaitRowForClientRid(String clientRid) {
+    return awaitRow("client_rid " + clientRid, r -> clientRid.equals(r.path("client_rid").asText(null)));
+  }
+
+  /** The first request row matching {@code which}, waiting for the writer (up to 10 s). */
+  JsonNode awaitRow(String what, Predicate<JsonNode> which) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (true) {
+      List<JsonNode> requests = rows().stream().filter(r -> r.path("kind").asText().equals("request")).toList();
+      for (JsonNode row : requests) {
+        if (which.test(row)) {
+          return row;
+        }
+      }
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("no journal row for " + what + " in " + path + ": " + requests);
+      }
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError("interrupted waiting for the journal row for " + what, e);
+      }
+    }
   }
 }

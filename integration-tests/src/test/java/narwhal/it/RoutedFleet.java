@@ -5,8 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.UnaryOperator;
 import narwhal.config.FleetConfig;
 import narwhal.server.DemoFleet;
@@ -18,6 +24,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * A simulated fleet and a router in front of it, on ephemeral loopback ports: what every
  * integration test starts. Engines are fast (1 ms per token) so tests are quick.
+ *
+ * <p>The router always keeps a journal (the test's own file, or a temporary one), and {@link
+ * #close()} checks the measurement contract on it: every completed request has {@code ttft_s}
+ * and {@code first_byte_s}, and {@code ttft_s <= first_byte_s}. So every integration test that
+ * completes a request also checks that rule, on whatever path the request took.
  */
 final class RoutedFleet implements AutoCloseable {
 
@@ -29,13 +40,27 @@ final class RoutedFleet implements AutoCloseable {
   final DemoFleet fleet;
   final RouterServer router;
   final RouterClient client;
+  private final JournalFile journal;
+  /** The temporary journal this fixture created (and deletes), or null for the test's own. */
+  private final @Nullable Path ownJournal;
 
   private RoutedFleet(int prefill, int decode, SimOptions sim, UnaryOperator<FleetConfig> tweak,
       @Nullable Path journal) {
+    ownJournal = journal == null ? temporaryJournal() : null;
+    this.journal = new JournalFile(journal == null ? ownJournal : journal);
     fleet = DemoFleet.start(prefill, decode, sim, simGroup);
     // gRPC beside HTTP on an ephemeral port, as `narwhal serve` does on 50051.
-    router = RouterServer.start(tweak.apply(fleet.config()), "127.0.0.1", 0, 0, journal, boss, workers);
+    router = RouterServer.start(tweak.apply(fleet.config()), "127.0.0.1", 0, 0, this.journal.path(), boss,
+        workers);
     client = new RouterClient("http://127.0.0.1:" + router.port());
+  }
+
+  private static Path temporaryJournal() {
+    try {
+      return Files.createTempFile("narwhal-it-journal-", ".jsonl");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   static SimOptions.Builder fastEngines() {
@@ -49,6 +74,11 @@ final class RoutedFleet implements AutoCloseable {
   static RoutedFleet start(int prefill, int decode, SimOptions sim, UnaryOperator<FleetConfig> tweak,
       @Nullable Path journal) {
     return new RoutedFleet(prefill, decode, sim, tweak, journal);
+  }
+
+  /** The router's journal: the file the test passed, or the fixture's temporary one. */
+  JournalFile journal() {
+    return journal;
   }
 
   SimEngine engine(String iid) {
@@ -74,12 +104,54 @@ final class RoutedFleet implements AutoCloseable {
     return router.router().fleet().totalResidentPrefill() + router.router().fleet().totalResidentDecode();
   }
 
+  /**
+   * Stops everything, then checks the journal's measurement contract. The check runs last so a
+   * violation never leaves sockets, threads or event loops behind; closing the router first also
+   * flushes every journal row.
+   */
   @Override
   public void close() {
-    router.close();
-    fleet.close();
-    simGroup.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
-    workers.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
-    boss.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+    try {
+      router.close();
+    } finally {
+      try {
+        fleet.close();
+      } finally {
+        simGroup.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+        workers.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+        boss.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+      }
+    }
+    try {
+      assertCompletedRowsKeepTheMeasurementContract(journal.rows());
+    } finally {
+      if (ownJournal != null) {
+        try {
+          Files.deleteIfExists(ownJournal);
+        } catch (IOException e) {
+          // A leftover temporary file is harmless; the assertion above is what matters.
+        }
+      }
+    }
+  }
+
+  /** Every completed row has ttft_s and first_byte_s, the first not after the second. */
+  static void assertCompletedRowsKeepTheMeasurementContract(List<JsonNode> rows) {
+    List<String> offending = new ArrayList<>();
+    for (JsonNode row : rows) {
+      if (!row.path("kind").asText().equals("request") || !row.path("terminal").asText().equals("completed")) {
+        continue;
+      }
+      JsonNode ttft = row.get("ttft_s");
+      JsonNode firstByte = row.get("first_byte_s");
+      if (ttft == null || !ttft.isNumber() || firstByte == null || !firstByte.isNumber()
+          || ttft.asDouble() > firstByte.asDouble()) {
+        offending.add(row.toString());
+      }
+    }
+    if (!offending.isEmpty()) {
+      throw new AssertionError("journal rows of completed requests must have ttft_s <= first_byte_s, "
+          + "both present; these do not:\n" + String.join("\n", offending));
+    }
   }
 }
