@@ -14,10 +14,16 @@ enum FaultKind {
   DELAY_HEADERS("delay-headers", ValueKind.MILLIS),
   /** Answer with an HTTP error in vLLM's envelope. */
   STATUS("status", ValueKind.HTTP_STATUS, "message"),
-  /** Send the headers, then nothing for MS before the first token. */
-  SILENCE_FIRST("silence-first", ValueKind.MILLIS_OR_FOREVER),
-  /** After N tokens go silent for {@code ms} (default forever), optionally with metadata chunks. */
-  SILENCE_AFTER("silence-after", ValueKind.COUNT, "ms", "metadata-every"),
+  /**
+   * Send the headers, then no token for MS before the first one, optionally with SSE keep-alive
+   * comments every {@code comments} ms.
+   */
+  SILENCE_FIRST("silence-first", ValueKind.MILLIS_OR_FOREVER, "comments"),
+  /**
+   * After N tokens go silent for {@code ms} (default forever), optionally with metadata chunks
+   * every {@code metadata-every} ms and/or SSE keep-alive comments every {@code comments} ms.
+   */
+  SILENCE_AFTER("silence-after", ValueKind.COUNT, "ms", "metadata-every", "comments"),
   /** End the chunked response cleanly after N tokens, without {@code [DONE]}. */
   EOF_AFTER("eof-after", ValueKind.COUNT),
   /** Send {@code data: [DONE]} before any token. */

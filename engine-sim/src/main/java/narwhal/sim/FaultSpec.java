@@ -47,7 +47,7 @@ record FaultSpec(
   private static final long FOREVER_THRESHOLD_MILLIS = Integer.MAX_VALUE;
 
   private static final Set<String> OPTION_KEYS =
-      Set.of("message", "code", "ms", "metadata-every", "count", "phase", "then");
+      Set.of("message", "code", "ms", "metadata-every", "comments", "count", "phase", "then");
 
   FaultSpec {
     options = Map.copyOf(options);
@@ -185,6 +185,10 @@ record FaultSpec(
     if (options.containsKey("metadata-every")
         && parseNonNegative(options.get("metadata-every"), "metadata-every") == 0) {
       throw new IllegalArgumentException("metadata-every must be > 0");
+    }
+    if (options.containsKey("comments")
+        && parseNonNegative(options.get("comments"), "comments") == 0) {
+      throw new IllegalArgumentException("comments must be > 0 (the interval in ms between keep-alive comments)");
     }
   }
 

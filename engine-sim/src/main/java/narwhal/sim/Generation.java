@@ -56,6 +56,8 @@ final class Generation {
   private boolean awaitingWritability;
   private @Nullable ScheduledFuture<?> stepTimer;
   private @Nullable ScheduledFuture<?> metadataTimer;
+  /** Writes SSE keep-alive comments while a silence fault holds the tokens back. */
+  private @Nullable ScheduledFuture<?> commentTimer;
   /** SGLang decode leg: the poll of the prefill engine's bootstrap room, while it runs. */
   private @Nullable BootstrapClient kvPoll;
   /** SGLang prefill leg: waiting for a decode engine to attach to the room, and its bound. */
@@ -110,6 +112,8 @@ final class Generation {
   }
 
   private void scheduleFirstStep() {
+    // The first step (never a comment) ends these comments.
+    startComments(faults.silenceFirstCommentsMillis);
     if (faults.silenceFirstMillis == FaultSpec.FOREVER) {
       return; // Silent until the client gives up.
     }
@@ -186,6 +190,7 @@ final class Generation {
     if (ended) {
       return;
     }
+    stopComments(); // Any silence is over; a new one (silence-after) starts its own.
     if (request.stream() && !ctx.channel().isWritable()) {
       // Backpressure: produce nothing more until the client drains what it has.
       awaitingWritability = true;
@@ -302,9 +307,8 @@ final class Generation {
   }
 
   private void goSilent() {
-    if (request.stream() && faults.metadataEveryMillis > 0) {
-      scheduleMetadata();
-    }
+    // The resume timer is scheduled first: a periodic write due at the same instant comes after
+    // it (and is cancelled), so a silence of MS carries at most MS / interval of them.
     if (faults.silenceMillis != FaultSpec.FOREVER) {
       stepTimer =
           ctx.executor()
@@ -316,6 +320,10 @@ final class Generation {
                   faults.silenceMillis,
                   TimeUnit.MILLISECONDS);
     }
+    if (request.stream() && faults.metadataEveryMillis > 0) {
+      scheduleMetadata();
+    }
+    startComments(faults.silenceCommentsMillis);
   }
 
   private void scheduleMetadata() {
@@ -339,6 +347,40 @@ final class Generation {
     if (metadataTimer != null) {
       metadataTimer.cancel(false);
       metadataTimer = null;
+    }
+  }
+
+  /**
+   * Starts writing {@code : keep-alive} comment lines every {@code intervalMillis} (0: none) until
+   * the next step or the end; only a streaming response has a body open to write them into.
+   */
+  private void startComments(long intervalMillis) {
+    if (request.stream() && intervalMillis > 0) {
+      scheduleComment(intervalMillis);
+    }
+  }
+
+  private void scheduleComment(long intervalMillis) {
+    commentTimer =
+        ctx.executor()
+            .schedule(() -> sendComment(intervalMillis), intervalMillis, TimeUnit.MILLISECONDS);
+  }
+
+  private void sendComment(long intervalMillis) {
+    commentTimer = null;
+    if (ended) {
+      return;
+    }
+    if (ctx.channel().isWritable()) {
+      ctx.writeAndFlush(new DefaultHttpContent(HttpResponses.sseKeepAliveComment(ctx.alloc())));
+    }
+    scheduleComment(intervalMillis);
+  }
+
+  private void stopComments() {
+    if (commentTimer != null) {
+      commentTimer.cancel(false);
+      commentTimer = null;
     }
   }
 
@@ -427,6 +469,7 @@ final class Generation {
       stepTimer = null;
     }
     cancelMetadata();
+    stopComments();
     releaseBootstrap(cancelledByClient);
     engine.stats.responseEnded(request.stream(), kvBlocks, cancelledByClient, reason);
     return true;

@@ -28,6 +28,7 @@ final class HttpResponses {
   private static final byte[] DATA_PREFIX = "data: ".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] EVENT_END = "\n\n".getBytes(StandardCharsets.US_ASCII);
   private static final String DONE_EVENT = "data: [DONE]\n\n";
+  private static final String KEEP_ALIVE_COMMENT = ": keep-alive\n\n";
 
   private HttpResponses() {}
 
@@ -64,6 +65,14 @@ final class HttpResponses {
     writeJson(buf, body);
     buf.writeBytes(EVENT_END);
     return buf;
+  }
+
+  /**
+   * An SSE comment line, as proxies in front of vLLM send while it is silent: it completes no event
+   * (a client ignores it) but shows the connection is alive.
+   */
+  static ByteBuf sseKeepAliveComment(ByteBufAllocator alloc) {
+    return ByteBufUtil.writeAscii(alloc, KEEP_ALIVE_COMMENT);
   }
 
   static ByteBuf sseDone(ByteBufAllocator alloc) {

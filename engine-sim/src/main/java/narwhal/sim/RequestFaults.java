@@ -23,9 +23,13 @@ final class RequestFaults {
   int status;
   @Nullable String statusMessage;
   long silenceFirstMillis;
+  /** Interval of SSE keep-alive comments before the first token; 0: none. */
+  long silenceFirstCommentsMillis;
   int silenceAfter = -1;
   long silenceMillis = FaultSpec.FOREVER;
   long metadataEveryMillis;
+  /** Interval of SSE keep-alive comments during the {@code silence-after} silence; 0: none. */
+  long silenceCommentsMillis;
   int resetAfter = -1;
   int eofAfter = -1;
   int eosAfter = -1;
@@ -54,11 +58,13 @@ final class RequestFaults {
         break;
       case SILENCE_FIRST:
         silenceFirstMillis = spec.value();
+        silenceFirstCommentsMillis = spec.millisOption("comments", 0);
         break;
       case SILENCE_AFTER:
         silenceAfter = (int) spec.value();
         silenceMillis = spec.millisOption("ms", FaultSpec.FOREVER);
         metadataEveryMillis = spec.millisOption("metadata-every", 0);
+        silenceCommentsMillis = spec.millisOption("comments", 0);
         break;
       case EOF_AFTER:
         eofAfter = (int) spec.value();

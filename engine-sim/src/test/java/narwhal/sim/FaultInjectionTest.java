@@ -173,6 +173,79 @@ class FaultInjectionTest {
     assertThat(events).last().isEqualTo("[DONE]");
   }
 
+  /** Every block of a streaming response as sent, comments included, until the body ends. */
+  private static List<String> allBlocks(RawSse raw) throws IOException {
+    List<String> blocks = new ArrayList<>();
+    for (String block = raw.nextBlock(); block != null; block = raw.nextBlock()) {
+      blocks.add(block);
+    }
+    return blocks;
+  }
+
+  private static final String KEEP_ALIVE = ": keep-alive";
+
+  @Test
+  void silenceAfter_withComments_sendsKeepAliveCommentLinesButNoEvents() throws IOException {
+    try (RawSse raw = stream("[[sim:silence-after=2,comments=20]] x", 10)) {
+      List<String> tokens = texts(List.of(raw.nextData(), raw.nextData()));
+      assertThat(tokens).allSatisfy(token -> assertThat(token).isNotEmpty());
+      for (int i = 0; i < 3; i++) {
+        assertThat(raw.nextBlock()).isEqualTo(KEEP_ALIVE);
+      }
+      assertThat(engine.stats().generationTokens()).isEqualTo(2);
+    }
+    await("cancellation seen", () -> engine.stats().cancelledStreams() == 1);
+  }
+
+  @Test
+  void silenceAfter_withDurationAndComments_addsOnlyCommentsAtMostOnePerInterval() throws IOException {
+    String prompt = "[[sim:silence-after=2,ms=300,comments=50]] x";
+    List<String> blocks;
+    try (RawSse raw = stream(prompt, 4)) {
+      blocks = allBlocks(raw);
+    }
+
+    List<String> comments = blocks.stream().filter(KEEP_ALIVE::equals).toList();
+    List<String> events = blocks.stream().filter(b -> !b.equals(KEEP_ALIVE)).toList();
+    // The timers never fire early, and the resume is due before a comment due at 300 ms.
+    assertThat(comments).hasSizeBetween(1, 300 / 50);
+    assertThat(blocks.subList(0, 2)).allSatisfy(b -> assertThat(b).startsWith("data: {"));
+    assertThat(blocks.subList(2, 2 + comments.size())).containsOnly(KEEP_ALIVE);
+    assertThat(events).allSatisfy(b -> assertThat(b).startsWith("data: "));
+    List<String> data = events.stream().map(b -> b.substring("data: ".length())).toList();
+    assertThat(texts(data)).isEqualTo(SimEngine.expectedTokens(0, prompt, 4));
+    assertThat(data).hasSize(5).last().isEqualTo("[DONE]");
+    assertThat(engine.stats().generationTokens()).isEqualTo(4);
+  }
+
+  @Test
+  void silenceFirst_withCommentsFromTheAdminEndpoint_commentsUntilTheFirstTokenOnly() throws IOException {
+    HttpResponse<String> installed = post(engine, "/admin/faults", "[\"silence-first=200,comments=20\"]");
+    List<String> blocks;
+    try (RawSse raw = stream("x", 3)) {
+      blocks = allBlocks(raw);
+    }
+
+    assertThat(installed.statusCode()).isEqualTo(200);
+    int firstEvent = blocks.indexOf(blocks.stream().filter(b -> !b.equals(KEEP_ALIVE)).findFirst().orElseThrow());
+    assertThat(firstEvent).isPositive();
+    assertThat(blocks.subList(0, firstEvent)).containsOnly(KEEP_ALIVE);
+    List<String> data = blocks.subList(firstEvent, blocks.size()).stream()
+        .map(b -> b.substring("data: ".length())).toList();
+    assertThat(texts(data)).isEqualTo(SimEngine.expectedTokens(0, "x", 3));
+    assertThat(data).hasSize(4).last().isEqualTo("[DONE]");
+  }
+
+  @Test
+  void silenceWithComments_nonStreaming_isAPlainResponse() {
+    String prompt = "[[sim:silence-first=50,comments=10]] [[sim:silence-after=1,ms=50,comments=10]] x";
+    HttpResponse<String> response = post(engine, "/v1/completions", completion(prompt, 3, false));
+
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(json(response.body()).get("choices").get(0).get("text").asText())
+        .isEqualTo(String.join("", SimEngine.expectedTokens(0, prompt, 3)));
+  }
+
   @Test
   void eofAfter_endsChunkedBodyCleanlyWithoutDone() {
     HttpResponse<String> response = post(engine, "/v1/completions", completion("[[sim:eof-after=2]] x", 5, true));

@@ -28,6 +28,21 @@ class FaultSpecTest {
   }
 
   @Test
+  void silenceComments_parseForBothSilences_andNeedAPositiveInterval() {
+    RequestFaults faults = new RequestFaults();
+    faults.apply(FaultSpec.parse("silence-after=2,ms=900,comments=100,phase=decode"));
+    faults.apply(FaultSpec.parse("silence-first=forever,comments=250"));
+
+    assertThat(faults.silenceCommentsMillis).isEqualTo(100);
+    assertThat(faults.metadataEveryMillis).isZero();
+    assertThat(faults.silenceFirstCommentsMillis).isEqualTo(250);
+    assertThatThrownBy(() -> FaultSpec.parse("silence-after=1,comments=0")).hasMessageContaining("comments must be > 0");
+    assertThatThrownBy(() -> FaultSpec.parse("silence-after=1,comments=forever"))
+        .hasMessageContaining("comments must be a whole number");
+    assertThatThrownBy(() -> FaultSpec.parse("status=503,comments=10")).hasMessageContaining("does not apply");
+  }
+
+  @Test
   void hugeOrForeverMillis_meanForever() {
     assertThat(FaultSpec.parse("silence-first=forever").value()).isEqualTo(FaultSpec.FOREVER);
     assertThat(FaultSpec.parse("silence-first=99999999999").value()).isEqualTo(FaultSpec.FOREVER);

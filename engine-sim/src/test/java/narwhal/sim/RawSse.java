@@ -87,15 +87,27 @@ final class RawSse implements Closeable {
    * {@link java.net.SocketTimeoutException} when nothing arrives in time.
    */
   @Nullable String nextData() throws IOException {
+    String event = nextBlock();
+    if (event == null) {
+      return null;
+    }
+    if (!event.startsWith("data: ")) {
+      throw new AssertionError("not an SSE data event: " + event);
+    }
+    return event.substring("data: ".length());
+  }
+
+  /**
+   * The next blank-line-terminated block exactly as sent (a {@code data: } event or a {@code :}
+   * comment), without its terminating {@code \n\n}, or null once the chunked body has ended.
+   */
+  @Nullable String nextBlock() throws IOException {
     while (true) {
       int end = pending.indexOf("\n\n");
       if (end >= 0) {
         String event = pending.substring(0, end);
         pending.delete(0, end + 2);
-        if (!event.startsWith("data: ")) {
-          throw new AssertionError("not an SSE data event: " + event);
-        }
-        return event.substring("data: ".length());
+        return event;
       }
       if (bodyEnded) {
         if (pending.length() > 0) {

@@ -97,6 +97,16 @@ class SimCliTest {
   }
 
   @Test
+  void faultFlag_takesSilenceComments() {
+    SimOptions options = SimCli.parse(new String[] {"--fault", "silence-after=2,ms=900,comments=100"});
+
+    assertThat(options.faults().specs()).containsExactly("silence-after=2,ms=900,comments=100");
+    assertThatThrownBy(() -> SimCli.parse(new String[] {"--fault=silence-after=2,comments=0"}))
+        .hasMessageContaining("--fault")
+        .hasMessageContaining("comments must be > 0");
+  }
+
+  @Test
   void usageListsTheFlags() {
     assertThat(SimCli.usage()).contains("--fault SPEC").contains("--itl-ms").contains("--kv-port");
   }

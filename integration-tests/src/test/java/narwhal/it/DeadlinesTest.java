@@ -87,6 +87,55 @@ class DeadlinesTest {
     }
   }
 
+  private static final String SILENT_WITH_COMMENTS = "silence-after=2,ms=900,comments=100,phase=decode";
+  private static final String SILENT = "silence-after=2,ms=900,phase=decode";
+  private static final String SILENCE_BOUND_MESSAGE = "engine went silent between tokens: decode engine d0 sent "
+      + "nothing for 300 ms after 2 tokens (engine.decode_read_timeout_s)";
+
+  @Test
+  void keepAliveCommentsDuringSilence_streaming_keepTheRequestAlive() {
+    try (RoutedFleet fleet = shortTimeouts()) {
+      // 900 ms of silence after two tokens breaks the 300 ms bound; an SSE comment line every
+      // 100 ms completes no event, yet shows the engine is still sending, so it resets the bound.
+      RouterClient.SseResponse r = fleet.client.stream("/v1/completions", body(SILENT_WITH_COMMENTS, true));
+      assertThat(r.status()).isEqualTo(200);
+      assertThat(r.endsWithDone()).isTrue();
+      assertThat(r.data()).noneMatch(d -> d.contains("\"error\""));
+      assertThat(r.text()).isEqualTo(String.join("", SimEngine.expectedTokens(0, prompt(SILENT_WITH_COMMENTS), 6)));
+      assertThat(fleet.engine("d0").received()).hasSize(1);
+      fleet.assertReservationsReturnToZero();
+
+      // Control: the same silence without comments ends at the bound.
+      RouterClient.SseResponse silent = fleet.client.stream("/v1/completions", body(SILENT, true));
+      assertThat(silent.status()).isEqualTo(200);
+      assertThat(silent.endsWithDone()).isFalse();
+      JsonNode last = json(silent.data().get(silent.data().size() - 1)).path("error");
+      assertThat(last.path("code").asInt()).isEqualTo(504);
+      assertThat(last.path("message").asText()).isEqualTo(SILENCE_BOUND_MESSAGE);
+      assertThat(silent.text()).isEqualTo(String.join("", SimEngine.expectedTokens(0, prompt(SILENT), 2)));
+      fleet.assertReservationsReturnToZero();
+    }
+  }
+
+  @Test
+  void keepAliveCommentsDuringSilence_nonStreaming_keepTheRequestAlive() {
+    try (RoutedFleet fleet = shortTimeouts()) {
+      HttpResponse<String> r = fleet.client.post("/v1/completions", body(SILENT_WITH_COMMENTS, false));
+      assertThat(r.statusCode()).isEqualTo(200);
+      assertThat(json(r.body()).path("choices").path(0).path("text").asText())
+          .isEqualTo(String.join("", SimEngine.expectedTokens(0, prompt(SILENT_WITH_COMMENTS), 6)));
+      assertThat(fleet.engine("d0").received()).hasSize(1);
+      fleet.assertReservationsReturnToZero();
+
+      // Control: the same silence without comments is a plain 504 naming the silence bound.
+      HttpResponse<String> silent = fleet.client.post("/v1/completions", body(SILENT, false));
+      assertThat(silent.statusCode()).isEqualTo(504);
+      assertThat(errorOf(silent).path("type").asText()).isEqualTo("decode");
+      assertThat(errorOf(silent).path("message").asText()).isEqualTo(SILENCE_BOUND_MESSAGE);
+      fleet.assertReservationsReturnToZero();
+    }
+  }
+
   @Test
   void requestDeadline_nonStreaming_boundsASilentStreamWhenTheReadTimeoutIsOff() {
     try (RoutedFleet fleet = RoutedFleet.start(1, 1, RoutedFleet.fastEngines().build(), c -> c
