@@ -12,8 +12,9 @@ import java.util.Objects;
  * @param queueCapacity how many requests may wait for an admission seat; 0 turns the queue off
  * @param queueTimeoutS the longest wait for an admission seat, in seconds
  * @param maxAttempts prefill/decode attempts per request, the first one included
- * @param retryBaseS the first retry's backoff ceiling; later ceilings double
- * @param retryCapS the largest backoff ceiling
+ * @param retryBaseS the shortest backoff before a retry, and the first retry's range unit (see
+ *     {@link narwhal.core.retry.Backoff})
+ * @param retryCapS the longest backoff before a retry
  * @param retryBudget the shared retry credit pool's size
  * @param retryReplenish credit added back to the pool per completed request
  * @param maxRequestBytes the largest request body accepted
@@ -101,7 +102,7 @@ public record ServingConfig(
         requestTimeoutS, prefillTimeoutS, gracefulTimeoutS);
   }
 
-  /** Sets the backoff: retry n waits uniformly in [0, min(cap, base·2^(n−1))]. */
+  /** Sets the backoff: retry n waits uniformly in [base, max(base, min(cap, base·2^n))]. */
   public ServingConfig withRetryBackoff(double baseS, double capS) {
     return new ServingConfig(
         admission, admissionMargin, maxConnections, queueCapacity, queueTimeoutS, maxAttempts,

@@ -17,6 +17,7 @@ import narwhal.core.fleet.EngineState;
 import narwhal.core.fleet.Reservation;
 import narwhal.core.outcome.RequestOutcome;
 import narwhal.core.outcome.Terminal;
+import narwhal.core.retry.Backoff;
 import narwhal.core.time.Scheduler;
 import narwhal.core.time.Timer;
 import narwhal.engines.client.DecodeCall;
@@ -26,6 +27,7 @@ import narwhal.engines.client.EngineClient;
 import narwhal.engines.client.EngineFailure;
 import narwhal.engines.client.FailureClass;
 import narwhal.engines.client.Phase;
+import narwhal.engines.client.TokenCounts;
 import narwhal.engines.connector.PrefillResult;
 import narwhal.engines.spi.HandoffStyle;
 import narwhal.proto.v1.CompletionRequest;
@@ -268,6 +270,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
       reportToBreaker(failure);
       quarantine(failure);
       recordAttemptFailure(failure);
+      noteRetryReason("output_started");
       end(Terminal.FAILED, failure.reason(), failure.toRouterError());
       return;
     }
@@ -321,9 +324,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     recordAttemptFailure("prefill", producer.iid(), "handoff_expired", message);
     // A retry must use a new producer; the expired handoff is abandoned.
     excluded.add(producer.iid());
-    if (mayRetry(true)) {
-      scheduleRetry();
-    } else {
+    if (!retryIfPermitted(true)) {
       RouterError err = RouterError.of(504, "handoff_expired", "handoff_expired", message);
       end(Terminal.EXPIRED, "handoff", err);
     }
@@ -401,6 +402,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
       reportToBreaker(failure);
       quarantine(failure);
       recordAttemptFailure(failure);
+      noteRetryReason("output_started");
       end(Terminal.FAILED, failure.reason(), failure.toRouterError());
       return;
     }
@@ -419,28 +421,54 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     if (failure.phase() == Phase.DECODE && producer != null) {
       excluded.add(producer.iid());
     }
-    if (mayRetry(failure.isTransient())) {
-      scheduleRetry();
-    } else {
+    if (!retryIfPermitted(failure.isTransient())) {
       end(Terminal.FAILED, failure.reason(), failure.toRouterError());
     }
   }
 
-  private boolean mayRetry(boolean transientFault) {
-    return transientFault
-        && attempts < rt.settings().maxAttempts()
-        && deadlineNanos - loop.nanoTime() > 0
-        && rt.retryBudget().tryAcquire();
-  }
-
-  private void scheduleRetry() {
+  /**
+   * Starts the backoff to a fresh attempt when the fault is transient, an attempt remains, the
+   * original deadline leaves room for the backoff and a shared credit is free (taken last, so a
+   * refused retry spends none). Notes the decision on the failed attempt's journal entry as its
+   * {@code retry_reason}. Returns false, doing nothing else, when no retry follows.
+   */
+  private boolean retryIfPermitted(boolean transientFault) {
+    boolean attemptLeft = attempts < rt.settings().maxAttempts();
+    long delay = transientFault && attemptLeft
+        ? rt.backoff().delayNanos(attempts, deadlineNanos - loop.nanoTime())
+        : Backoff.NO_TIME_LEFT;
+    String reason;
+    if (!transientFault) {
+      reason = "non_transient";
+    } else if (!attemptLeft) {
+      reason = "attempt_limit";
+    } else if (delay == Backoff.NO_TIME_LEFT) {
+      // The backoff floor would reach the deadline: the failure is returned as it is, not
+      // replaced by a deadline 504 from a retry that never had time to run.
+      reason = "original_deadline";
+    } else if (!rt.retryBudget().tryAcquire()) {
+      reason = "shared_budget";
+    } else {
+      reason = "allowed";
+    }
+    noteRetryReason(reason);
+    if (!reason.equals("allowed")) {
+      return false;
+    }
     state = RequestState.BACKOFF;
-    long delay = rt.backoff().delayNanos(attempts, deadlineNanos - loop.nanoTime());
     backoffTimer = loop.schedule(() -> {
       if (state == RequestState.BACKOFF) {
         startAttempt();
       }
     }, delay, TimeUnit.NANOSECONDS);
+    return true;
+  }
+
+  /** Records, on the latest failed attempt's journal entry, whether and why not a retry followed. */
+  private void noteRetryReason(String reason) {
+    if (!attemptFailures.isEmpty()) {
+      attemptFailures.get(attemptFailures.size() - 1).put("retry_reason", reason);
+    }
   }
 
   private void failNoEngine(String phase) {
@@ -461,9 +489,22 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   private void quarantine(EngineFailure failure) {
     long q = rt.settings().quarantineNanos();
     EngineState engine = rt.fleet().get(failure.engineIid());
-    if (q > 0 && engine != null) {
+    if (q > 0 && engine != null && isEngineFault(failure.failureClass())) {
       engine.quarantineUntil(loop.nanoTime() + q);
     }
+  }
+
+  /**
+   * Whether a failure says the engine itself is unwell, so quarantine should keep it out. An
+   * engine's own 4xx rejection is about the client's request (the breaker counts it as a sign of
+   * health), and a response over the router's size limit is the router's rule: quarantining for
+   * those would let one client's bad request take a healthy engine out of placement.
+   */
+  private static boolean isEngineFault(FailureClass failureClass) {
+    return switch (failureClass) {
+      case CONNECTION, TIMEOUT, OVERLOAD, STREAM, INFERENCE_STATUS, KV_HANDOFF -> true;
+      case REJECTED, RESPONSE_LIMIT -> false;
+    };
   }
 
   private void onDeadline() {
@@ -472,7 +513,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     }
     if (state == RequestState.RELAY) {
       end(Terminal.EXPIRED, "deadline", RouterError.of(504, "decode", "request_expired",
-          "request deadline of " + deadlineLimit + " passed after " + tokens + " tokens"));
+          "request deadline of " + deadlineLimit + " passed after " + TokenCounts.describe(tokens)));
     } else {
       end(Terminal.EXPIRED, "deadline", RouterError.of(504, "request_expired", "request_expired",
           "request deadline of " + deadlineLimit + " passed before the first token"));

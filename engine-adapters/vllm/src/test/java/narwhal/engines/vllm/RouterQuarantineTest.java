@@ -6,7 +6,10 @@ import java.util.List;
 import narwhal.config.EngineRole;
 import narwhal.config.EngineSpec;
 import narwhal.config.FleetConfig;
+import narwhal.engines.spi.TransportFailure;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** recovery.failure_quarantine_s: a failed engine sits out later placements, for that long only. */
 class RouterQuarantineTest {
@@ -67,5 +70,83 @@ class RouterQuarantineTest {
     r.submitCompletion();
 
     assertThat(r.transport.calls()).extracting(r::iidOf).containsExactly("p1", "p1");
+  }
+
+  @Test
+  void engineRejection400_isNotAnEngineFault_theEngineStaysInPlacement() {
+    RouterFixture r = new RouterFixture(quarantine(RouterFixture.twoByTwo(), 5));
+    RouterFixture.Client first = r.submitCompletion();
+    r.call(0).respond(400, Wire.errorBody(400, "This model's maximum context length is 4096 tokens"));
+    assertThat(first.sink().log).containsExactly("error:400:prefill");
+
+    r.submitCompletion();
+
+    assertThat(r.transport.calls()).extracting(r::iidOf).containsExactly("p1", "p1");
+    assertThat(r.fleet.get("p1").isQuarantined(r.loop.nanoTime())).isFalse();
+  }
+
+  @Test
+  void decodeRejection400_leavesTheConsumerInPlacement() {
+    RouterFixture r = new RouterFixture(quarantine(RouterFixture.twoByTwo(), 5));
+    r.submitCompletion();
+    r.prefillOk(r.call(0));
+    r.call(1).respond(400, Wire.errorBody(400, "max_tokens is too large"));
+    assertThat(r.iidOf(r.call(1))).isEqualTo("d1");
+
+    r.submitCompletion();
+    r.prefillOk(r.call(2));
+
+    assertThat(r.transport.calls()).extracting(r::iidOf).containsExactly("p1", "d1", "p1", "d1");
+  }
+
+  @Test
+  void inStreamErrorWithA4xxCode_beforeOutput_doesNotQuarantine() {
+    RouterFixture r = new RouterFixture(quarantine(RouterFixture.twoByTwo(), 5));
+    r.submitCompletion();
+    r.prefillOk(r.call(0));
+    r.call(1).sse().event("{\"error\":{\"message\":\"bad logit_bias\",\"type\":\"BadRequestError\","
+        + "\"param\":null,\"code\":400}}").event("[DONE]").end();
+
+    r.submitCompletion();
+    r.prefillOk(r.call(2));
+
+    assertThat(r.iidOf(r.call(3))).isEqualTo("d1");
+  }
+
+  @ParameterizedTest(name = "HTTP {0}")
+  @ValueSource(ints = {408, 429, 500, 503, 504})
+  void engineFaultStatuses_quarantineTheEngine(int status) {
+    RouterFixture r = new RouterFixture(quarantine(RouterFixture.twoByTwo(), 5));
+    r.submitCompletion();
+    r.call(0).respond(status, Wire.errorBody(status, "engine trouble"));
+
+    r.submitCompletion();
+
+    assertThat(r.transport.calls()).extracting(r::iidOf).containsExactly("p1", "p2");
+  }
+
+  @Test
+  void transportFault_quarantinesTheEngine() {
+    RouterFixture r = new RouterFixture(quarantine(RouterFixture.twoByTwo(), 5));
+    r.submitCompletion();
+    r.call(0).fail(TransportFailure.Kind.CONNECT_FAILED);
+
+    r.submitCompletion();
+
+    assertThat(r.transport.calls()).extracting(r::iidOf).containsExactly("p1", "p2");
+  }
+
+  @Test
+  void firstTokenTimeout_quarantinesTheConsumer() {
+    RouterFixture r = new RouterFixture(quarantine(RouterFixture.twoByTwo(), 5));
+    r.submitCompletion();
+    r.prefillOk(r.call(0));
+    r.call(1).sse();
+    r.loop.advanceMillis(2500);
+
+    r.submitCompletion();
+    r.prefillOk(r.call(2));
+
+    assertThat(r.transport.calls()).extracting(r::iidOf).containsExactly("p1", "d1", "p1", "d2");
   }
 }

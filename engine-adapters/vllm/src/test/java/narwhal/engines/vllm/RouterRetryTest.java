@@ -11,9 +11,13 @@ import narwhal.engines.spi.TransportFailure;
 import narwhal.engines.vllm.RouterFixture.Client;
 import narwhal.testing.ScriptedTransport.Call;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** Failures before output: which ones retry, where the retry goes, and when retries stop. */
 class RouterRetryTest {
+
+  private static final long MS = 1_000_000L;
 
   @Test
   void prefill500_maxAttempts1_fails502PrefillWithoutDecode() {
@@ -39,9 +43,9 @@ class RouterRetryTest {
     RouterFixture r = new RouterFixture(RouterFixture.twoByTwo(s -> s.withMaxAttempts(2)));
     Client c = r.submitCompletion();
     // The router's backoff draws from a SplittableRandom with the fixture's seed: the first retry
-    // waits U·min(cap, base) with base 0.1 s, cap 1 s.
-    long backoffNanos = (long) (new SplittableRandom(RouterFixture.SEED).nextDouble() * 100_000_000L);
-    assertThat(backoffNanos).isPositive();
+    // waits base + U·(min(cap, 2·base) − base), with base 0.1 s and cap 1 s: in [100, 200) ms.
+    long backoffNanos = firstBackoffNanos(200 * MS);
+    assertThat(backoffNanos).isBetween(100 * MS, 200 * MS - 1);
 
     r.call(0).respond(503, Wire.errorBody(503, "busy"));
     r.loop.advance(backoffNanos - 1, TimeUnit.NANOSECONDS);
@@ -134,6 +138,7 @@ class RouterRetryTest {
     assertThat(r.residentDecode()).isZero();
     assertThat(r.row()).containsEntry("terminal", "failed").containsEntry("attempts", 1)
         .containsEntry("output_len", 1).containsEntry("status", 502);
+    assertThat(onlyFailure(r.row())).containsEntry("retry_reason", "output_started");
   }
 
   @Test
@@ -167,6 +172,7 @@ class RouterRetryTest {
     assertThat(r.transport.calls()).hasSize(1);
     assertThat(c.sink().error().status()).isEqualTo(400);
     assertThat(c.sink().error().message()).contains("maximum context length");
+    assertThat(onlyFailure(r.row())).containsEntry("retry_reason", "non_transient");
   }
 
   @Test
@@ -180,5 +186,168 @@ class RouterRetryTest {
     assertThat(r.transport.calls()).hasSize(1);
     assertThat(c.sink().log).containsExactly("error:502:prefill");
     assertThat(r.row()).containsEntry("reason", "invalid_response");
+  }
+
+  // ---- the original deadline ----
+
+  @Test
+  void deadlineLeavesLessThanTheBackoffFloor_retryIsNotStarted_failureReturnedAsIs() {
+    RouterFixture r = new RouterFixture(RouterFixture.twoByTwo(s -> s.withMaxAttempts(2).withRequestTimeoutS(1)));
+    Client c = r.submitCompletion();
+    // 50 ms left when the producer fails: less than serving.retry_base_s (100 ms).
+    r.loop.advanceMillis(950);
+
+    r.call(0).respond(503, Wire.errorBody(503, "busy"));
+    r.loop.advanceMillis(10_000);
+
+    assertThat(r.transport.calls()).hasSize(1);
+    assertThat(c.sink().log).containsExactly("error:502:prefill");
+    assertThat(c.sink().error().code()).isEqualTo("engine_overloaded");
+    assertThat(c.sink().error().message()).isEqualTo("prefill engine p1 answered HTTP 503: busy");
+    assertThat(r.residentPrefill()).isZero();
+    assertThat(r.row()).containsEntry("terminal", "failed").containsEntry("status", 502)
+        .containsEntry("reason", "engine_overloaded").containsEntry("attempts", 1);
+    assertThat(onlyFailure(r.row())).containsEntry("retry_reason", "original_deadline");
+    // A refused retry spends no credit.
+    assertThat(r.router.retryBudget().available()).isEqualTo(10.0);
+    assertThat(r.loop.pendingTasks()).isZero();
+  }
+
+  @Test
+  void deadlineLeavesMoreThanTheFloor_retryWaitsWithinTheTimeLeft() {
+    RouterFixture r = new RouterFixture(RouterFixture.twoByTwo(s -> s.withMaxAttempts(2).withRequestTimeoutS(1)));
+    Client c = r.submitCompletion();
+    // 150 ms left: the first retry's range [100, 200) ms is cut to [100, 150) ms.
+    r.loop.advanceMillis(850);
+    long backoffNanos = firstBackoffNanos(150 * MS);
+    assertThat(backoffNanos).isBetween(100 * MS, 150 * MS - 1);
+
+    r.call(0).respond(503, Wire.errorBody(503, "busy"));
+    r.loop.advance(backoffNanos - 1, TimeUnit.NANOSECONDS);
+    assertThat(r.transport.calls()).hasSize(1);
+    r.loop.advance(1, TimeUnit.NANOSECONDS);
+
+    assertThat(r.transport.calls()).hasSize(2);
+    assertThat(r.iidOf(r.call(1))).isEqualTo("p2");
+    assertThat(c.sink().log).isEmpty();
+    r.prefillOk(r.call(1));
+    r.call(2).sse().event(Wire.completionToken("a")).event("[DONE]").end();
+    assertThat(c.sink().log).containsExactly("start", "token:a", "complete");
+    assertThat(onlyFailure(r.row())).containsEntry("retry_reason", "allowed");
+  }
+
+  // ---- which faults retry ----
+
+  @Test
+  void firstTokenTimeout_isRetriedOnANewPair() {
+    RouterFixture r = new RouterFixture(RouterFixture.twoByTwo(s -> s.withMaxAttempts(2)));
+    Client c = r.submitCompletion();
+    r.prefillOk(r.call(0));
+    r.call(1).sse();
+
+    r.loop.advanceMillis(2499);
+    assertThat(r.transport.calls()).hasSize(2);
+    r.loop.advanceMillis(1);
+    assertThat(r.residentDecode()).isZero();
+    assertThat(r.call(1).cancelled()).isTrue();
+    r.loop.advanceMillis(200); // the longest first backoff
+
+    assertThat(r.transport.calls()).hasSize(3);
+    assertThat(r.iidOf(r.call(2))).isEqualTo("p2");
+    r.prefillOk(r.call(2));
+    assertThat(r.iidOf(r.call(3))).isEqualTo("d2");
+    r.call(3).sse().event(Wire.completionToken("a")).event("[DONE]").end();
+
+    assertThat(c.sink().log).containsExactly("start", "token:a", "complete");
+    assertThat(r.row()).containsEntry("terminal", "completed").containsEntry("attempts", 2)
+        .containsEntry("prefill_iid", "p2").containsEntry("decode_iid", "d2");
+    assertThat(onlyFailure(r.row())).containsEntry("phase", "decode").containsEntry("iid", "d1")
+        .containsEntry("reason", "engine_timeout").containsEntry("retry_reason", "allowed");
+  }
+
+  @ParameterizedTest(name = "{0} {1}")
+  @CsvSource({"prefill, 408", "prefill, 429", "decode, 408", "decode, 429"})
+  void engine408And429BeforeOutput_areRetried(String phase, int status) {
+    RouterFixture r = new RouterFixture(RouterFixture.twoByTwo(s -> s.withMaxAttempts(2)));
+    Client c = r.submitCompletion();
+    int failing = 0;
+    if (phase.equals("decode")) {
+      r.prefillOk(r.call(0));
+      failing = 1;
+    }
+
+    r.call(failing).respond(status, Wire.errorBody(status, "try later"));
+    r.loop.advanceMillis(200);
+
+    // The retry starts from a new producer either way (a decode failure excludes both engines).
+    Call retry = r.call(failing + 1);
+    assertThat(r.iidOf(retry)).isEqualTo("p2");
+    r.prefillOk(retry);
+    r.call(failing + 2).sse().event(Wire.completionToken("a")).event("[DONE]").end();
+    assertThat(c.sink().log).containsExactly("start", "token:a", "complete");
+    assertThat(r.row()).containsEntry("attempts", 2);
+    assertThat(onlyFailure(r.row())).containsEntry("phase", phase).containsEntry("reason", "engine_overloaded")
+        .containsEntry("retry_reason", "allowed");
+  }
+
+  // ---- the shared budget ----
+
+  @Test
+  void budgetExhausted_thenReplenishedBySuccesses_letsALaterRequestRetry() {
+    RouterFixture r = new RouterFixture(
+        RouterFixture.twoByTwo(s -> s.withMaxAttempts(2).withRetryBudget(1, 0.5)));
+
+    // A: fails once, retries with the only credit, completes (+0.5).
+    Client a = r.submitCompletion();
+    r.call(0).respond(503, "");
+    r.loop.advanceMillis(200);
+    r.prefillOk(r.call(1));
+    r.call(2).sse().event(Wire.completionToken("a")).event("[DONE]").end();
+    assertThat(a.sink().log).containsExactly("start", "token:a", "complete");
+    assertThat(r.router.retryBudget().available()).isEqualTo(0.5);
+
+    // B: half a credit is not a retry.
+    Client b = r.submitCompletion();
+    r.call(3).respond(503, "");
+    r.loop.advanceMillis(10_000);
+    assertThat(r.transport.calls()).hasSize(4);
+    assertThat(b.sink().log).containsExactly("error:502:prefill");
+    assertThat(onlyFailure(r.journal.rows.get(1))).containsEntry("retry_reason", "shared_budget");
+
+    // C: another success earns the whole credit back.
+    Client ok = r.submitCompletion();
+    r.prefillOk(r.call(4));
+    r.call(5).sse().event(Wire.completionToken("a")).event("[DONE]").end();
+    assertThat(ok.sink().log).containsExactly("start", "token:a", "complete");
+    assertThat(r.router.retryBudget().available()).isEqualTo(1.0);
+
+    // D: retries again.
+    Client d = r.submitCompletion();
+    r.call(6).respond(503, "");
+    r.loop.advanceMillis(200);
+    assertThat(r.transport.calls()).hasSize(8);
+    assertThat(r.iidOf(r.call(7))).isEqualTo("p2");
+    r.prefillOk(r.call(7));
+    r.call(8).sse().event(Wire.completionToken("a")).event("[DONE]").end();
+    assertThat(d.sink().log).containsExactly("start", "token:a", "complete");
+    assertThat(r.journal.rows.get(3)).containsEntry("attempts", 2);
+    assertThat(onlyFailure(r.journal.rows.get(3))).containsEntry("retry_reason", "allowed");
+    assertThat(r.router.retryBudget().available()).isEqualTo(0.5);
+  }
+
+  /**
+   * The router's first backoff with the default base (100 ms): the fixture's seeded random is the
+   * router's jitter source, so its first draw spans [100 ms, rangeTop).
+   */
+  private static long firstBackoffNanos(long rangeTopNanos) {
+    double u = new SplittableRandom(RouterFixture.SEED).nextDouble();
+    return 100 * MS + (long) (u * (rangeTopNanos - 100 * MS));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> onlyFailure(Map<String, Object> row) {
+    List<Map<String, Object>> failures = (List<Map<String, Object>>) row.get("attempt_failures");
+    assertThat(failures).hasSize(1);
+    return failures.get(0);
   }
 }
