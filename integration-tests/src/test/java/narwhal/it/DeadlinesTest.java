@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import narwhal.config.EngineContract;
+import narwhal.sim.FaultPlan;
 import narwhal.sim.SimEngine;
 import org.junit.jupiter.api.Test;
 
@@ -194,6 +196,36 @@ class DeadlinesTest {
       assertThat(error.path("type").asText()).isEqualTo("handoff_expired");
       assertThat(error.path("message").asText()).startsWith("KV handoff expired before decode dispatch");
       assertThat(fleet.engine("d0").received()).isEmpty();
+      fleet.assertReservationsReturnToZero();
+    }
+  }
+
+  @Test
+  void expiredHandoff_isNotUsed_andAFreshPrefillOnAnotherProducerServesWhenAnAttemptRemains() throws Exception {
+    // Lease 300 ms; p0 (the idle fleet's first pick) takes 600 ms to answer, so its handoff is
+    // already expired at decode dispatch. The second attempt prefills on p1 (fast) and decodes.
+    JournalFile journal = new JournalFile(Files.createTempFile("narwhal-handoff-", ".jsonl"));
+    try (RoutedFleet fleet = RoutedFleet.start(2, 1, RoutedFleet.fastEngines().build(), c -> c
+        .withServing(c.serving().withMaxAttempts(2))
+        .withEngineContract(EngineContract.builder().kvLeaseDurationS(0.3).build()), journal.path())) {
+      fleet.engine("p0").setFaults(FaultPlan.of("delay-headers=600,phase=prefill"));
+
+      RouterClient.SseResponse r = fleet.client.stream("/v1/completions", request("fresh handoff", true));
+
+      assertThat(r.status()).isEqualTo(200);
+      assertThat(r.endsWithDone()).isTrue();
+      assertThat(fleet.engine("p0").received()).hasSize(1);
+      assertThat(fleet.engine("p1").received()).hasSize(1);
+      // Only the fresh handoff reached the decode engine: from p1, never p0's expired one.
+      assertThat(fleet.engine("d0").received()).hasSize(1);
+      assertThat(fleet.engine("d0").received().get(0).body().path("kv_transfer_params").path("remote_engine_id")
+          .asText()).isEqualTo(fleet.engine("p1").prefillResponses().get(0).kvTransferParams()
+              .path("remote_engine_id").asText());
+      JsonNode row = journal.awaitRequestRows(1).get(0);
+      assertThat(row.path("attempts").asInt()).isEqualTo(2);
+      assertThat(row.path("prefill_iid").asText()).isEqualTo("p1");
+      assertThat(row.path("attempt_failures").path(0).path("iid").asText()).isEqualTo("p0");
+      assertThat(row.path("attempt_failures").path(0).path("reason").asText()).isEqualTo("handoff_expired");
       fleet.assertReservationsReturnToZero();
     }
   }
