@@ -13,6 +13,7 @@ final class EngineState {
   final ReceivedLog<ReceivedRequest> received;
   final ReceivedLog<PrefillResponse> prefillResponses;
   final BootstrapRooms rooms = new BootstrapRooms();
+  final ApiKeyGuard apiKey;
   private final AtomicInteger nextBlockId = new AtomicInteger();
   /** The bound HTTP port, known once listening; the bootstrap port defaults to it. */
   private volatile int httpPort;
@@ -20,6 +21,7 @@ final class EngineState {
 
   EngineState(SimOptions options) {
     this.options = options;
+    this.apiKey = new ApiKeyGuard(options.apiKey());
     this.parser = new RequestParser(options, this::bootstrapPort);
     this.received = new ReceivedLog<>(options.maxRecordedRequests());
     this.prefillResponses = new ReceivedLog<>(options.maxRecordedRequests());

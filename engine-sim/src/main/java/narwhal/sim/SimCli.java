@@ -15,7 +15,7 @@ public final class SimCli {
           "--port", "--host", "--engine-id", "--model", "--seed", "--max-tokens", "--prefill-ms",
           "--prefill-ms-per-token", "--kv-ms-per-token", "--itl-ms", "--load-factor", "--kv-host",
           "--kv-port", "--tp-size", "--max-model-len", "--io-threads", "--fault", "--attest",
-          "--dialect", "--bootstrap-port", "--kv-wait-ms", "--kv-extra-field");
+          "--dialect", "--bootstrap-port", "--kv-wait-ms", "--kv-extra-field", "--api-key");
 
   private SimCli() {}
 
@@ -43,6 +43,8 @@ public final class SimCli {
         "  --dialect D               vllm or sglang (default vllm)",
         "  --bootstrap-port N        sglang: KV bootstrap port (default 0: the HTTP port)",
         "  --kv-wait-ms N            sglang: longest wait for the other leg's KV (default 30000)",
+        "  --api-key KEY             like vLLM's --api-key: /v1/* requests without",
+        "                            'Authorization: Bearer KEY' get 401 (default: none)",
         "  --fault SPEC              engine fault, repeatable (e.g. status=503,count=2)",
         "  --attest KEY=VALUE        attestation field, repeatable (e.g. vllm_version=0.10.2;",
         "                            VALUE is JSON when it parses, else text; KEY= drops the field)",
@@ -157,6 +159,9 @@ public final class SimCli {
         } catch (IllegalArgumentException e) {
           throw new IllegalArgumentException("--kv-extra-field: " + e.getMessage(), e);
         }
+        break;
+      case "--api-key":
+        builder.apiKey(value);
         break;
       case "--fault":
         try {

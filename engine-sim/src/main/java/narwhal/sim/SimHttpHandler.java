@@ -10,6 +10,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.QueryStringDecoder;
@@ -30,6 +31,7 @@ import org.slf4j.LoggerFactory;
 /**
  * One connection's HTTP endpoints: generation under {@code /v1/}, {@code /health}, {@code
  * /metrics}, {@code /v1/models}, the attestation document and the {@code /admin/} fault controls.
+ * With an API key set, {@link ApiKeyGuard} answers unauthorized {@code /v1} requests first.
  *
  * <p>Requests on a connection are answered one at a time, in order: a request that arrives while
  * a response is in progress (HTTP pipelining) waits in a queue. Confined to the channel's event
@@ -135,6 +137,12 @@ final class SimHttpHandler extends ChannelInboundHandlerAdapter {
       body = readJson(request);
       engine.received.add(
           new ReceivedRequest(method.name(), path, lowerCasedHeaders(request), body.node()));
+    }
+    // After recording: a test can see what a refused request carried. Before routing, as vLLM's
+    // middleware answers before any handler (a refused request is not counted as received).
+    if (!engine.apiKey.admits(method, path, request.headers().get(HttpHeaderNames.AUTHORIZATION))) {
+      send(ctx, ApiKeyGuard.unauthorized(ctx.alloc()), keepAlive);
+      return;
     }
     if (path.startsWith(BootstrapEndpoint.ROOMS)) {
       if (requireMethod(ctx, method, HttpMethod.GET, keepAlive)) {

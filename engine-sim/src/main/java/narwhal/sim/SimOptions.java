@@ -47,6 +47,10 @@ import org.jspecify.annotations.Nullable;
  *     leg for its decode engine to bootstrap, before failing
  * @param kvExtraFields opaque fields every prefill descriptor carries besides NixlConnector's own
  *     (a field of the same name as one of those replaces it), in order
+ * @param apiKey like vLLM's {@code --api-key}: when set, every request under {@code /v1} without
+ *     {@code Authorization: Bearer <apiKey>} gets 401 {@code {"error":"Unauthorized"}}; {@code
+ *     /health}, {@code /metrics}, the attestation document and {@code /admin/} stay open. Null for
+ *     none
  */
 public record SimOptions(
     String host,
@@ -72,7 +76,8 @@ public record SimOptions(
     SimDialect dialect,
     int bootstrapPort,
     long kvWaitMillis,
-    Map<String, JsonNode> kvExtraFields) {
+    Map<String, JsonNode> kvExtraFields,
+    @Nullable String apiKey) {
 
   public SimOptions {
     requireNonNull(host, "host");
@@ -100,6 +105,7 @@ public record SimOptions(
     check(bootstrapPort >= 0 && bootstrapPort <= 65535, "bootstrapPort must be 0..65535, got " + bootstrapPort);
     check(kvWaitMillis >= 1, "kvWaitMillis must be at least 1, got " + kvWaitMillis);
     kvExtraFields = freezeFields(requireNonNull(kvExtraFields, "kvExtraFields"));
+    check(apiKey == null || !apiKey.isEmpty(), "apiKey must not be empty (null for none)");
   }
 
   private static Map<String, JsonNode> freezeFields(Map<String, JsonNode> fields) {
@@ -143,7 +149,8 @@ public record SimOptions(
         .dialect(dialect)
         .bootstrapPort(bootstrapPort)
         .kvWaitMillis(kvWaitMillis)
-        .kvExtraFields(kvExtraFields);
+        .kvExtraFields(kvExtraFields)
+        .apiKey(apiKey);
   }
 
   private static void check(boolean condition, String message) {
@@ -183,6 +190,7 @@ public record SimOptions(
     private long kvWaitMillis = 30_000;
     private final Map<String, @Nullable Object> attestOverrides = new LinkedHashMap<>();
     private final Map<String, JsonNode> kvExtraFields = new LinkedHashMap<>();
+    private @Nullable String apiKey;
 
     /** Marks a field {@link #withoutAttest} removed from the document. */
     private static final Object DROPPED = new Object();
@@ -349,6 +357,15 @@ public record SimOptions(
       return this;
     }
 
+    /**
+     * Requires {@code Authorization: Bearer <apiKey>} on every {@code /v1} request, as vLLM's
+     * {@code --api-key} does; null (the default) requires nothing.
+     */
+    public Builder apiKey(@Nullable String apiKey) {
+      this.apiKey = apiKey;
+      return this;
+    }
+
     /** Builds the options; throws {@link IllegalArgumentException} on an out-of-range value. */
     public SimOptions build() {
       String id = engineId != null ? engineId : UUID.randomUUID().toString();
@@ -385,7 +402,8 @@ public record SimOptions(
           dialect,
           bootstrapPort,
           kvWaitMillis,
-          kvExtraFields);
+          kvExtraFields,
+          apiKey);
     }
   }
 }

@@ -17,6 +17,9 @@ import java.util.Objects;
  * @param healthTimeoutS the health check's timeout
  * @param controlConnections connections kept for control traffic; 0 means max(4, 2·engines)
  * @param engineApiKeyEnv the environment variable holding the engines' bearer token, or ""
+ * @param engineApiKey that variable's value, read once when the fleet file is parsed; sent as
+ *     {@code Authorization: Bearer ...} on every engine request. A code-built config sets both with
+ *     {@link #withEngineApiKey}
  * @param connector the KV connector; only {@code nixl}
  * @param dialect the engines' wire dialect; only {@code vllm} unless more are registered
  */
@@ -32,6 +35,7 @@ public record EngineConfig(
     double healthTimeoutS,
     int controlConnections,
     String engineApiKeyEnv,
+    EngineApiKey engineApiKey,
     String connector,
     String dialect) {
 
@@ -41,8 +45,30 @@ public record EngineConfig(
   public EngineConfig {
     Objects.requireNonNull(firstTokenCalibrationPath, "firstTokenCalibrationPath");
     Objects.requireNonNull(engineApiKeyEnv, "engineApiKeyEnv");
+    Objects.requireNonNull(engineApiKey, "engineApiKey");
     Objects.requireNonNull(connector, "connector");
     Objects.requireNonNull(dialect, "dialect");
+  }
+
+  /** A config without a resolved key ({@link EngineApiKey#none()}). */
+  public EngineConfig(
+      double firstTokenTimeoutS,
+      String firstTokenCalibrationPath,
+      double decodeReadTimeoutS,
+      boolean tokenize,
+      double tokenizeTimeoutS,
+      double charsPerToken,
+      double connectTimeoutS,
+      double poolTimeoutS,
+      double healthTimeoutS,
+      int controlConnections,
+      String engineApiKeyEnv,
+      String connector,
+      String dialect) {
+    this(
+        firstTokenTimeoutS, firstTokenCalibrationPath, decodeReadTimeoutS, tokenize,
+        tokenizeTimeoutS, charsPerToken, connectTimeoutS, poolTimeoutS, healthTimeoutS,
+        controlConnections, engineApiKeyEnv, EngineApiKey.none(), connector, dialect);
   }
 
   public static EngineConfig defaults() {
@@ -54,14 +80,14 @@ public record EngineConfig(
     return new EngineConfig(
         value, firstTokenCalibrationPath, decodeReadTimeoutS, tokenize, tokenizeTimeoutS,
         charsPerToken, connectTimeoutS, poolTimeoutS, healthTimeoutS, controlConnections,
-        engineApiKeyEnv, connector, dialect);
+        engineApiKeyEnv, engineApiKey, connector, dialect);
   }
 
   public EngineConfig withDecodeReadTimeoutS(double value) {
     return new EngineConfig(
         firstTokenTimeoutS, firstTokenCalibrationPath, value, tokenize, tokenizeTimeoutS,
         charsPerToken, connectTimeoutS, poolTimeoutS, healthTimeoutS, controlConnections,
-        engineApiKeyEnv, connector, dialect);
+        engineApiKeyEnv, engineApiKey, connector, dialect);
   }
 
   /** Turns exact token counting on or off, with its timeout. */
@@ -69,42 +95,57 @@ public record EngineConfig(
     return new EngineConfig(
         firstTokenTimeoutS, firstTokenCalibrationPath, decodeReadTimeoutS, enabled, timeoutS,
         charsPerToken, connectTimeoutS, poolTimeoutS, healthTimeoutS, controlConnections,
-        engineApiKeyEnv, connector, dialect);
+        engineApiKeyEnv, engineApiKey, connector, dialect);
   }
 
   public EngineConfig withCharsPerToken(double value) {
     return new EngineConfig(
         firstTokenTimeoutS, firstTokenCalibrationPath, decodeReadTimeoutS, tokenize,
         tokenizeTimeoutS, value, connectTimeoutS, poolTimeoutS, healthTimeoutS, controlConnections,
-        engineApiKeyEnv, connector, dialect);
+        engineApiKeyEnv, engineApiKey, connector, dialect);
   }
 
   public EngineConfig withConnectTimeoutS(double value) {
     return new EngineConfig(
         firstTokenTimeoutS, firstTokenCalibrationPath, decodeReadTimeoutS, tokenize,
         tokenizeTimeoutS, charsPerToken, value, poolTimeoutS, healthTimeoutS, controlConnections,
-        engineApiKeyEnv, connector, dialect);
+        engineApiKeyEnv, engineApiKey, connector, dialect);
   }
 
   public EngineConfig withPoolTimeoutS(double value) {
     return new EngineConfig(
         firstTokenTimeoutS, firstTokenCalibrationPath, decodeReadTimeoutS, tokenize,
         tokenizeTimeoutS, charsPerToken, connectTimeoutS, value, healthTimeoutS,
-        controlConnections, engineApiKeyEnv, connector, dialect);
+        controlConnections, engineApiKeyEnv, engineApiKey, connector, dialect);
   }
 
   public EngineConfig withHealthTimeoutS(double value) {
     return new EngineConfig(
         firstTokenTimeoutS, firstTokenCalibrationPath, decodeReadTimeoutS, tokenize,
         tokenizeTimeoutS, charsPerToken, connectTimeoutS, poolTimeoutS, value, controlConnections,
-        engineApiKeyEnv, connector, dialect);
+        engineApiKeyEnv, engineApiKey, connector, dialect);
   }
 
+  /**
+   * Names the key's variable, keeping whatever key is set: only the fleet file parser reads the
+   * environment. Use {@link #withEngineApiKey} to set both.
+   */
   public EngineConfig withEngineApiKeyEnv(String value) {
     return new EngineConfig(
         firstTokenTimeoutS, firstTokenCalibrationPath, decodeReadTimeoutS, tokenize,
         tokenizeTimeoutS, charsPerToken, connectTimeoutS, poolTimeoutS, healthTimeoutS,
-        controlConnections, value, connector, dialect);
+        controlConnections, value, engineApiKey, connector, dialect);
+  }
+
+  /**
+   * Sends {@code Authorization: Bearer <value>} to every engine, as if {@code engine_api_key_env}
+   * named {@code env} and the environment held {@code value} (tests, embedded routers).
+   */
+  public EngineConfig withEngineApiKey(String env, String value) {
+    return new EngineConfig(
+        firstTokenTimeoutS, firstTokenCalibrationPath, decodeReadTimeoutS, tokenize,
+        tokenizeTimeoutS, charsPerToken, connectTimeoutS, poolTimeoutS, healthTimeoutS,
+        controlConnections, env, EngineApiKey.of(value), connector, dialect);
   }
 
   /**
@@ -115,6 +156,6 @@ public record EngineConfig(
     return new EngineConfig(
         firstTokenTimeoutS, firstTokenCalibrationPath, decodeReadTimeoutS, tokenize,
         tokenizeTimeoutS, charsPerToken, connectTimeoutS, poolTimeoutS, healthTimeoutS,
-        controlConnections, engineApiKeyEnv, connector, value);
+        controlConnections, engineApiKeyEnv, engineApiKey, connector, value);
   }
 }

@@ -32,6 +32,16 @@ final class ParseContext {
     return knownDialects;
   }
 
+  /** The environment variable's value, or null when it is unset. */
+  @Nullable String environment(String name) {
+    return env.apply(name);
+  }
+
+  /** True for a name a shell can export: a letter or {@code _}, then letters, digits, {@code _}. */
+  static boolean isVariableName(String name) {
+    return VARIABLE_NAME.matcher(name).matches();
+  }
+
   void error(String path, String message) {
     problems.add(path, message);
   }

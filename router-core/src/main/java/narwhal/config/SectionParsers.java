@@ -74,6 +74,7 @@ final class SectionParsers {
     double healthTimeoutS = e.number("health_timeout_s", d.healthTimeoutS(), POSITIVE);
     int controlConnections = e.integer("control_connections", d.controlConnections(), 0);
     String engineApiKeyEnv = e.string("engine_api_key_env", d.engineApiKeyEnv());
+    EngineApiKey engineApiKey = engineApiKey(e, engineApiKeyEnv);
     String connector =
         Objects.requireNonNullElse(e.choice("connector", Choices.CONNECTORS, false), d.connector());
     String dialect =
@@ -82,7 +83,41 @@ final class SectionParsers {
     return new EngineConfig(
         firstTokenTimeoutS, calibrationPath, decodeReadTimeoutS, tokenize, tokenizeTimeoutS,
         charsPerToken, connectTimeoutS, poolTimeoutS, healthTimeoutS, controlConnections,
-        engineApiKeyEnv, connector, dialect);
+        engineApiKeyEnv, engineApiKey, connector, dialect);
+  }
+
+  /**
+   * The engines' API key, read here, once, from the variable {@code engine_api_key_env} names: a
+   * key that went missing would otherwise surface only as every engine answering 401. The
+   * problems recorded name the variable, never a value.
+   */
+  private static EngineApiKey engineApiKey(ConfigObject e, String env) {
+    String key = "engine_api_key_env";
+    if (env.isEmpty() || !e.isValid(key)) {
+      return EngineApiKey.none();
+    }
+    if (!ParseContext.isVariableName(env)) {
+      e.error(key, "must name an environment variable (letters, digits and _, not starting with a "
+          + "digit), got \"" + env + "\"");
+      return EngineApiKey.none();
+    }
+    String value = e.context().environment(env);
+    String fix = ": export the engines' API key (their --api-key) in " + env
+        + ", or set engine_api_key_env to \"\" if the engines need none";
+    if (value == null) {
+      e.error(key, "environment variable " + env + " is not set" + fix);
+      return EngineApiKey.none();
+    }
+    if (value.isEmpty()) {
+      e.error(key, "environment variable " + env + " is empty" + fix);
+      return EngineApiKey.none();
+    }
+    try {
+      return EngineApiKey.of(value);
+    } catch (IllegalArgumentException ex) {
+      e.error(key, "environment variable " + env + " cannot be sent as a bearer token: " + ex.getMessage());
+      return EngineApiKey.none();
+    }
   }
 
   /** The dialects this router can speak, as choices for a {@code dialect} key. */

@@ -164,7 +164,8 @@ class FleetFileParserTest {
         """
             .formatted("ab".repeat(32));
 
-    FleetConfig config = FleetFileParser.parse(json, name -> null, Set.of("vllm", "sglang"));
+    FleetConfig config =
+        FleetFileParser.parse(json, Map.of("ENGINE_KEY", "k-123")::get, Set.of("vllm", "sglang"));
 
     assertThat(config.model()).isEqualTo("org/model-7b");
     assertThat(config.hardware().values())
@@ -228,8 +229,8 @@ class FleetFileParserTest {
     assertThat(config.engine())
         .isEqualTo(
             new EngineConfig(
-                4.5, "runs/ftt.json", 10, false, 1.5, 4.1, 3, 2.5, 1.75, 6, "ENGINE_KEY", "nixl",
-                "vllm"));
+                4.5, "runs/ftt.json", 10, false, 1.5, 4.1, 3, 2.5, 1.75, 6, "ENGINE_KEY",
+                EngineApiKey.of("k-123"), "nixl", "vllm"));
     assertThat(config.recovery())
         .isEqualTo(
             new RecoveryConfig(
@@ -296,6 +297,7 @@ class FleetFileParserTest {
     Matcher blocks = Pattern.compile("```json\n(.*?)```", Pattern.DOTALL).matcher(doc);
     Map<String, String> env =
         Map.of(
+            "ENGINE_API_KEY", "sk-example",
             "ENGINE_0_URL", "http://10.0.0.10:8000",
             "ENGINE_0_ATTEST_URL", "http://10.0.0.10:9000/attest",
             "ENGINE_1_URL", "http://10.0.0.11:8000",
@@ -333,7 +335,7 @@ class FleetFileParserTest {
     root.put("model", "${MODEL}");
     engine(root, 0).put("url", "${P0_URL}");
     engine(root, 1).put("role", "${D0_ROLE}");
-    section(root, "engine").put("engine_api_key_env", "literal-${NOT_A_REFERENCE}");
+    section(root, "engine").put("first_token_calibration_path", "literal-${NOT_A_REFERENCE}");
 
     FleetConfig config =
         parse(
@@ -344,7 +346,7 @@ class FleetFileParserTest {
     assertThat(config.model()).isEqualTo("served-model");
     assertThat(config.engines().get(0).url()).isEqualTo(URI.create("http://192.168.0.7:8100"));
     assertThat(config.engines().get(1).role()).isEqualTo(EngineRole.BOTH);
-    assertThat(config.engine().engineApiKeyEnv()).isEqualTo("literal-${NOT_A_REFERENCE}");
+    assertThat(config.engine().firstTokenCalibrationPath()).isEqualTo("literal-${NOT_A_REFERENCE}");
   }
 
   @Test

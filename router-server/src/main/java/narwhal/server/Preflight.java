@@ -22,6 +22,7 @@ import narwhal.core.checks.EngineChecks;
 import narwhal.core.time.Scheduler;
 import narwhal.engine.http.EventLoopScheduler;
 import narwhal.engine.http.NettyEngineTransport;
+import narwhal.engines.client.AuthorizingTransport;
 import narwhal.engines.client.Durations;
 import narwhal.engines.spi.EngineDialects;
 import org.jspecify.annotations.Nullable;
@@ -73,7 +74,8 @@ public final class Preflight {
   /** Runs preflight with engine connections on {@code group} (not shut down here). */
   public static PreflightReport run(FleetConfig config, EventLoopGroup group) {
     try (NettyEngineTransport transport = new NettyEngineTransport(group)) {
-      EngineChecks checks = new EngineChecks(config, transport, EngineDialects.discover());
+      EngineChecks checks = new EngineChecks(config,
+          AuthorizingTransport.wrap(transport, config.engine().engineApiKey()), EngineDialects.discover());
       Scheduler loop = EventLoopScheduler.of((EventLoop) group.next());
       Map<String, CompletableFuture<CheckResult>> engineChecks = new LinkedHashMap<>();
       for (EngineSpec engine : config.engines()) {

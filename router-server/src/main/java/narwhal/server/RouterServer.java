@@ -28,8 +28,10 @@ import narwhal.core.metrics.Telemetry;
 import narwhal.core.request.DisaggregatedRouter;
 import narwhal.engine.http.EventLoopScheduler;
 import narwhal.engine.http.NettyEngineTransport;
+import narwhal.engines.client.AuthorizingTransport;
 import narwhal.engines.client.EngineClient;
 import narwhal.engines.spi.EngineDialects;
+import narwhal.engines.spi.EngineTransport;
 import narwhal.grpc.GrpcFrontEnd;
 import narwhal.grpc.GrpcFrontEndOptions;
 import narwhal.http.HttpFrontEnd;
@@ -143,10 +145,16 @@ public final class RouterServer implements AutoCloseable {
     Journal journal = journalPath == null ? Journal.none()
         : new JsonlJournal(journalPath, journalMeta(config, telemetry.runId()));
     Fleet fleet = new Fleet(config.engines());
-    EngineClient engines = new EngineClient(transport, dialects);
+    // Every engine request (legs, probes, health checks) goes through this: one place adds the key.
+    EngineTransport engineTransport = AuthorizingTransport.wrap(transport, config.engine().engineApiKey());
+    if (config.engine().engineApiKey().isSet()) {
+      // The variable's name only: the key itself is never logged or journaled.
+      log.info("engine requests carry the API key from ${}", config.engine().engineApiKeyEnv());
+    }
+    EngineClient engines = new EngineClient(engineTransport, dialects);
     // The breaker's ticks and probes run on one event loop of the shared group.
     RouterMetrics metrics = new RouterMetrics(telemetry.registry(), config.slo());
-    HealthMonitor health = new HealthMonitor(config, fleet, new EngineChecks(config, transport, dialects, engines),
+    HealthMonitor health = new HealthMonitor(config, fleet, new EngineChecks(config, engineTransport, dialects, engines),
         EventLoopScheduler.of(workers.next()),
         HealthEvents.both(new JournalHealthEvents(journal, Clock.systemUTC()), new MetricsHealthEvents(metrics)));
     DisaggregatedRouter router = new DisaggregatedRouter(

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import narwhal.config.EngineContract;
 import narwhal.config.EngineSpec;
 import narwhal.core.time.Scheduler;
+import narwhal.engines.client.EngineFailures;
 import narwhal.engines.spi.EngineHttpRequest;
 import narwhal.engines.spi.EngineTransport;
 import narwhal.openai.Json;
@@ -52,6 +53,10 @@ final class AttestationCheck {
           if (error != null) {
             return CheckResult.failed(EngineChecks.CONTRACT, engine.iid(),
                 where + ": " + EngineChecks.unwrap(error).getMessage(), elapsed);
+          }
+          if (EngineFailures.refusesCredentials(reply.status())) {
+            return CheckResult.failed(EngineChecks.CONTRACT, engine.iid(),
+                EngineFailures.credentialsRefused("engine " + engine.iid() + "'s " + where, reply.status()), elapsed);
           }
           if (reply.status() != 200) {
             return CheckResult.failed(EngineChecks.CONTRACT, engine.iid(),

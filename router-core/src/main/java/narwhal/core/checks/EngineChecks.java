@@ -12,6 +12,7 @@ import narwhal.core.checks.CheckResult.Outcome;
 import narwhal.core.time.Scheduler;
 import narwhal.engines.client.EngineClient;
 import narwhal.engines.client.EngineFailure;
+import narwhal.engines.client.EngineFailures;
 import narwhal.engines.spi.EngineDialects;
 import narwhal.engines.spi.EngineTransport;
 import org.jspecify.annotations.Nullable;
@@ -69,6 +70,10 @@ public final class EngineChecks implements narwhal.core.health.EngineProber {
             if (error != null) {
               return CheckResult.failed(HEALTH, engine.iid(), getProblem("health check", error), elapsed);
             }
+            if (EngineFailures.refusesCredentials(reply.status())) {
+              return CheckResult.failed(HEALTH, engine.iid(), EngineFailures.credentialsRefused(
+                  "engine " + engine.iid() + "'s health check", reply.status()), elapsed);
+            }
             if (reply.status() != 200) {
               return CheckResult.failed(HEALTH, engine.iid(),
                   "health check answered HTTP " + reply.status() + " (the engine is up but not healthy)", elapsed);
@@ -91,6 +96,10 @@ public final class EngineChecks implements narwhal.core.health.EngineProber {
             String what = "model list (" + request.method() + " " + request.path() + ")";
             if (error != null) {
               return CheckResult.failed(MODEL, engine.iid(), getProblem(what, error), elapsed);
+            }
+            if (EngineFailures.refusesCredentials(reply.status())) {
+              return CheckResult.failed(MODEL, engine.iid(), EngineFailures.credentialsRefused(
+                  "engine " + engine.iid() + "'s " + what, reply.status()), elapsed);
             }
             if (reply.status() != 200) {
               return CheckResult.failed(MODEL, engine.iid(), what + " answered HTTP " + reply.status(), elapsed);

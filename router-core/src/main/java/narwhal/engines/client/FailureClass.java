@@ -16,7 +16,10 @@ public enum FailureClass {
   OVERLOAD,
   /** A broken decode stream: silent first token, mid-stream silence, bad termination. */
   STREAM,
-  /** Any other engine 5xx, including an error object inside a 200 stream. */
+  /**
+   * Any other engine 5xx, including an error object inside a 200 stream, and a 401/403 refusing
+   * the router's credentials (the engine answers, but wrongly for the router).
+   */
   INFERENCE_STATUS,
   /** The producer's KV handoff descriptor was missing, unreadable or invalid. */
   KV_HANDOFF,

@@ -19,4 +19,11 @@ public record EngineHttpRequest(String method, String path, Map<String, String> 
   public static EngineHttpRequest get(String path) {
     return new EngineHttpRequest("GET", path, Map.of(), new byte[0]);
   }
+
+  /** Header names only: a request printed in a log or a test failure must not show credentials. */
+  @Override
+  public String toString() {
+    return "EngineHttpRequest[" + method + " " + path + ", headers " + headers.keySet() + ", " + body.length
+        + " body bytes]";
+  }
 }
