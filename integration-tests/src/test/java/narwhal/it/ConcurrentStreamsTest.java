@@ -33,10 +33,10 @@ class ConcurrentStreamsTest {
    * Every decode holds its stream open this long after the first token (then sends the rest at
    * 5 ms a token): longer than a loaded 2-core machine needs to get all 200 first tokens out
    * (1.5 s typically, 3.4 s at worst when measured beside other builds), so the streams must
-   * overlap, yet short enough for a test of a few seconds. A hold rather than slow tokens
+   * overlap with room to spare, and the test still takes only about ten seconds. A hold rather than slow tokens
    * throughout: quiet streams leave the CPU to the burst of starts, which keeps them together.
    */
-  private static final int HOLD_MILLIS = 4000;
+  private static final int HOLD_MILLIS = 8000;
   private static final String HOLD = "[[sim:silence-after=1,ms=" + HOLD_MILLIS + ",phase=decode]]";
 
   @Test

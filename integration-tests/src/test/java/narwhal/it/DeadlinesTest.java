@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import narwhal.config.EngineContract;
 import narwhal.sim.FaultPlan;
 import narwhal.sim.SimEngine;
@@ -40,23 +41,25 @@ class DeadlinesTest {
 
   @Test
   void headerDelayAndFirstTokenSilence_spendOneFirstTokenBudget() {
-    try (RoutedFleet fleet = shortTimeouts()) {
-      // 300 ms before the response head plus 300 ms before the first token: each alone fits the
-      // 500 ms budget, together they do not, because the budget starts before the connection opens.
-      String both = "[[sim:delay-headers=300,phase=decode]] [[sim:silence-first=300,phase=decode]] budget";
+    // 700 ms before the response head plus 700 ms before the first token: each alone fits the
+    // 1.2 s budget (with 500 ms to spare on a loaded machine), together they do not, because the
+    // budget starts before the connection opens.
+    try (RoutedFleet fleet = RoutedFleet.start(1, 1, RoutedFleet.fastEngines().build(), c -> c
+        .withEngine(c.engine().withFirstTokenTimeoutS(1.2)), null)) {
+      String both = "[[sim:delay-headers=700,phase=decode]] [[sim:silence-first=700,phase=decode]] budget";
       HttpResponse<String> r = fleet.client.post("/v1/completions", request(both, true));
       assertThat(r.statusCode()).isEqualTo(504);
       assertThat(errorOf(r).path("type").asText()).isEqualTo("decode");
       assertThat(errorOf(r).path("message").asText())
-          .isEqualTo("no first token within 500 ms from decode engine d0 (engine.first_token_timeout_s)");
+          .isEqualTo("no first token within 1.2 s from decode engine d0 (engine.first_token_timeout_s)");
       assertThat(fleet.engine("d0").received()).hasSize(1);
       fleet.assertReservationsReturnToZero();
 
       HttpResponse<String> headersOnly = fleet.client.post("/v1/completions",
-          request("[[sim:delay-headers=300,phase=decode]] budget", false));
+          request("[[sim:delay-headers=700,phase=decode]] budget", false));
       assertThat(headersOnly.statusCode()).isEqualTo(200);
       HttpResponse<String> silenceOnly = fleet.client.post("/v1/completions",
-          request("[[sim:silence-first=300,phase=decode]] budget", false));
+          request("[[sim:silence-first=700,phase=decode]] budget", false));
       assertThat(silenceOnly.statusCode()).isEqualTo(200);
       fleet.assertReservationsReturnToZero();
     }
@@ -204,7 +207,8 @@ class DeadlinesTest {
   void expiredHandoff_isNotUsed_andAFreshPrefillOnAnotherProducerServesWhenAnAttemptRemains() throws Exception {
     // Lease 300 ms; p0 (the idle fleet's first pick) takes 600 ms to answer, so its handoff is
     // already expired at decode dispatch. The second attempt prefills on p1 (fast) and decodes.
-    JournalFile journal = new JournalFile(Files.createTempFile("narwhal-handoff-", ".jsonl"));
+    Path journalPath = Files.createTempFile("narwhal-handoff-", ".jsonl");
+    JournalFile journal = new JournalFile(journalPath);
     try (RoutedFleet fleet = RoutedFleet.start(2, 1, RoutedFleet.fastEngines().build(), c -> c
         .withServing(c.serving().withMaxAttempts(2))
         .withEngineContract(EngineContract.builder().kvLeaseDurationS(0.3).build()), journal.path())) {
@@ -227,6 +231,8 @@ class DeadlinesTest {
       assertThat(row.path("attempt_failures").path(0).path("iid").asText()).isEqualTo("p0");
       assertThat(row.path("attempt_failures").path(0).path("reason").asText()).isEqualTo("handoff_expired");
       fleet.assertReservationsReturnToZero();
+    } finally {
+      Files.deleteIfExists(journalPath);
     }
   }
 }

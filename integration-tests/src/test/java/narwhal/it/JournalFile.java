@@ -28,7 +28,14 @@ final class JournalFile {
       if (!Files.exists(path)) {
         return List.of();
       }
-      return Files.readAllLines(path).stream().filter(l -> l.endsWith("}")).map(RouterClient::json).toList();
+      // The writer may be mid-row (its buffer flushes at any byte): only lines ended by a newline
+      // are complete, so everything after the last newline is left for the next read.
+      String text = Files.readString(path);
+      int end = text.lastIndexOf('\n');
+      if (end < 0) {
+        return List.of();
+      }
+      return text.substring(0, end).lines().filter(l -> !l.isBlank()).map(RouterClient::json).toList();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -335,7 +335,7 @@ class RetriesAndQuarantineTest {
   }
 
   /**
-   * A failed engine sits out while its twin covers the role, then returns. The quarantine is 1 s:
+   * A failed engine sits out while its twin covers the role, then returns. The quarantine is 3 s:
    * short, yet long enough that the request right after the failure is surely placed inside it
    * on a busy machine; its end is polled, not slept for.
    */
@@ -344,7 +344,7 @@ class RetriesAndQuarantineTest {
   void quarantine_failedEngineIsSkippedWhileItsTwinCovers_thenComesBack(
       String failing, String nextPrefill, String nextDecode) throws Exception {
     try (RoutedFleet fleet = RoutedFleet.start(2, 2, RoutedFleet.fastEngines().build(), c -> c
-        .withRecovery(c.recovery().withFailureQuarantineS(1.0).withEjectAfter(1_000_000)), null)) {
+        .withRecovery(c.recovery().withFailureQuarantineS(3.0).withEjectAfter(1_000_000)), null)) {
       fleet.engine(failing).setFaults(FaultPlan.of("status=500,count=1"));
 
       HttpResponse<String> failed = fleet.client.post("/v1/completions", body(false));

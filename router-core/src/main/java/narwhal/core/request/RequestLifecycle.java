@@ -64,6 +64,11 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   private RequestState state = RequestState.ADMITTED;
   private Timer deadlineTimer = Timer.NONE;
   private Timer backoffTimer = Timer.NONE;
+  /**
+   * A retry credit is held for an attempt not yet dispatched: taken when the retry is scheduled,
+   * spent when its prefill is dispatched, refunded by {@link #end} if it never was.
+   */
+  private boolean retryCreditHeld;
   private int attempts;
   private final Set<String> excluded = new HashSet<>();
   private final List<Map<String, Object>> attemptFailures = new ArrayList<>();
@@ -160,8 +165,9 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
       startConcurrentAttempt();
       return;
     }
-    // An attempt counts once something is dispatched.
+    // An attempt counts once something is dispatched; so does the retry credit it holds.
     attempts++;
+    retryCreditHeld = false;
     state = RequestState.PREFILL;
     prefillReservation = producer.reservePrefill();
     int attempt = attempts;
@@ -229,6 +235,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
       return;
     }
     attempts++;
+    retryCreditHeld = false;
     state = RequestState.DECODE;
     prefillReservation = producer.reservePrefill();
     decodeReservation = consumer.reserveDecode();
@@ -455,6 +462,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     if (!reason.equals("allowed")) {
       return false;
     }
+    retryCreditHeld = true;
     state = RequestState.BACKOFF;
     backoffTimer = loop.schedule(() -> {
       if (state == RequestState.BACKOFF) {
@@ -496,7 +504,8 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
 
   /**
    * Whether a failure says the engine itself is unwell, so quarantine should keep it out. An
-   * engine's own 4xx rejection is about the client's request (the breaker counts it as a sign of
+   * engine's rejection of the request (a 4xx other than 408/429, class REJECTED) is about the
+   * client's request (the breaker counts it as a sign of
    * health), and a response over the router's size limit is the router's rule: quarantining for
    * those would let one client's bad request take a healthy engine out of placement.
    */
@@ -540,6 +549,10 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     state = RequestState.DONE;
     deadlineTimer.cancel();
     backoffTimer.cancel();
+    if (retryCreditHeld) {
+      retryCreditHeld = false;
+      rt.retryBudget().refund();
+    }
     if (prefillCall != null) {
       prefillCall.cancel(false);
       prefillCall = null;

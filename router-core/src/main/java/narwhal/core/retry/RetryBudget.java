@@ -29,6 +29,14 @@ public final class RetryBudget {
     return false;
   }
 
+  /**
+   * Gives back a credit taken by {@link #tryAcquire} for a retry that never dispatched (no engine
+   * was left, or the request ended during the backoff): a credit is spent only on real engine work.
+   */
+  public synchronized void refund() {
+    availableMilli = Math.min(capacityMilli, availableMilli + SCALE);
+  }
+
   /** A request completed: earn back part of a credit. */
   public synchronized void onSuccess() {
     availableMilli = Math.min(capacityMilli, availableMilli + replenishMilli);

@@ -18,7 +18,9 @@ public interface ExchangeHandler {
    * A chunk of an event stream arrived that completed no event: an SSE comment such as {@code
    * : keep-alive}, blank lines, or part of a longer event. Chunks that complete events are reported
    * by {@link #onEvent} alone, so this costs nothing on the per-token path. It tells a reader that
-   * the engine is still sending even though no event came of it. Ignored by default.
+   * the engine is still sending even though no event came of it. Ignored by default; a handler
+   * that wraps another must forward it, or the wrapped decode leg's silence bound fires while
+   * keep-alives arrive.
    */
   default void onChunkWithoutEvent() {}
 

@@ -121,6 +121,24 @@ class RouterRetryTest {
     assertThat(r.residentDecode()).isZero();
     assertThat(r.row()).containsEntry("terminal", "failed").containsEntry("reason", "no_engine")
         .containsEntry("status", 503);
+    // Two retries were scheduled, but only the first dispatched: the second's credit came back.
+    assertThat(r.router.retryBudget().available()).isEqualTo(9.0);
+  }
+
+  @Test
+  void clientGoneDuringTheBackoff_refundsTheRetryCredit() {
+    RouterFixture r = new RouterFixture(RouterFixture.twoByTwo(s -> s.withMaxAttempts(2)));
+    Client c = r.submitCompletion();
+    r.call(0).respond(503, Wire.errorBody(503, "busy"));
+    assertThat(r.router.retryBudget().available()).isEqualTo(9.0); // held for the retry
+
+    c.handle().cancel();
+    r.loop.advanceMillis(10_000);
+
+    assertThat(r.transport.calls()).hasSize(1);
+    assertThat(r.router.retryBudget().available()).isEqualTo(10.0);
+    assertThat(r.row()).containsEntry("terminal", "cancelled");
+    assertThat(r.loop.pendingTasks()).isZero();
   }
 
   @Test
