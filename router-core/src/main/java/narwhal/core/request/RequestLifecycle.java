@@ -274,11 +274,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     release(decodeReservation);
     timeline.legEnded(now);
     if (state == RequestState.RELAY) {
-      reportToBreaker(failure);
-      quarantine(failure);
-      recordAttemptFailure(failure);
-      noteRetryReason("output_started");
-      end(Terminal.FAILED, failure.reason(), failure.toRouterError());
+      failAfterOutput(failure);
       return;
     }
     onAttemptFailed(failure);
@@ -405,18 +401,22 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     release(decodeReservation);
     EngineFailure failure = stopConcurrentPrefill(decodeFailure, consumerAccepted);
     if (state == RequestState.RELAY) {
-      // Output is visible: never retry; the stream ends with one terminal error event.
-      reportToBreaker(failure);
-      quarantine(failure);
-      recordAttemptFailure(failure);
-      noteRetryReason("output_started");
-      end(Terminal.FAILED, failure.reason(), failure.toRouterError());
+      failAfterOutput(failure);
       return;
     }
     onAttemptFailed(failure);
   }
 
   // ---- failures and retries (only before output is visible) ----
+
+  /** Output is visible: never retry; the client's stream ends with one terminal error event. */
+  private void failAfterOutput(EngineFailure failure) {
+    reportToBreaker(failure);
+    quarantine(failure);
+    recordAttemptFailure(failure);
+    noteRetryReason(RetryReason.OUTPUT_STARTED);
+    end(Terminal.FAILED, failure.reason(), failure.toRouterError());
+  }
 
   private void onAttemptFailed(EngineFailure failure) {
     recordAttemptFailure(failure);
@@ -444,22 +444,22 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     long delay = transientFault && attemptLeft
         ? rt.backoff().delayNanos(attempts, deadlineNanos - loop.nanoTime())
         : Backoff.NO_TIME_LEFT;
-    String reason;
+    RetryReason reason;
     if (!transientFault) {
-      reason = "non_transient";
+      reason = RetryReason.NON_TRANSIENT;
     } else if (!attemptLeft) {
-      reason = "attempt_limit";
+      reason = RetryReason.ATTEMPT_LIMIT;
     } else if (delay == Backoff.NO_TIME_LEFT) {
       // The backoff floor would reach the deadline: the failure is returned as it is, not
       // replaced by a deadline 504 from a retry that never had time to run.
-      reason = "original_deadline";
+      reason = RetryReason.ORIGINAL_DEADLINE;
     } else if (!rt.retryBudget().tryAcquire()) {
-      reason = "shared_budget";
+      reason = RetryReason.SHARED_BUDGET;
     } else {
-      reason = "allowed";
+      reason = RetryReason.ALLOWED;
     }
     noteRetryReason(reason);
-    if (!reason.equals("allowed")) {
+    if (reason != RetryReason.ALLOWED) {
       return false;
     }
     retryCreditHeld = true;
@@ -473,9 +473,9 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   }
 
   /** Records, on the latest failed attempt's journal entry, whether and why not a retry followed. */
-  private void noteRetryReason(String reason) {
+  private void noteRetryReason(RetryReason reason) {
     if (!attemptFailures.isEmpty()) {
-      attemptFailures.get(attemptFailures.size() - 1).put("retry_reason", reason);
+      attemptFailures.get(attemptFailures.size() - 1).put("retry_reason", reason.journalName());
     }
   }
 
