@@ -120,10 +120,17 @@ final class ConnectionPool {
             .clone(loop)
             .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
             .connect(engine.socketAddress());
+    // An exchange cancelled while connecting cancels the connect itself: Netty then closes the
+    // half-open socket at once instead of letting it run to the connect timeout.
+    promise.addListener(acquired -> {
+      if (acquired.isCancelled()) {
+        connecting.cancel(false);
+      }
+    });
     connecting.addListener(
         done -> {
           if (!done.isSuccess()) {
-            promise.setFailure(done.cause());
+            promise.tryFailure(done.cause());
             return;
           }
           Channel channel = connecting.channel();
@@ -137,9 +144,9 @@ final class ConnectionPool {
                   });
           if (closed) {
             channel.close();
-            promise.setFailure(new IllegalStateException("engine transport is closed"));
-          } else {
-            promise.setSuccess(channel);
+            promise.tryFailure(new IllegalStateException("engine transport is closed"));
+          } else if (!promise.trySuccess(channel)) {
+            channel.close(); // its exchange was cancelled as the connect completed
           }
         });
     return promise;

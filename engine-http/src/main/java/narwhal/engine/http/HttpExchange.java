@@ -29,6 +29,7 @@ import narwhal.engines.spi.Exchange;
 import narwhal.engines.spi.ExchangeHandler;
 import narwhal.engines.spi.ExchangeOptions;
 import narwhal.engines.spi.TransportFailure;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,6 +83,8 @@ final class HttpExchange implements Exchange {
   private Phase phase = Phase.NEW;
   private Channel channel;
   private ConnectionHandler connection;
+  /** The connection being acquired while {@code CONNECTING}; cancelled if the exchange is. */
+  private @Nullable Future<Channel> acquiring;
   private boolean readPaused;
   private boolean requestWritten;
   private boolean keepAlive;
@@ -226,6 +229,7 @@ final class HttpExchange implements Exchange {
     }
     phase = Phase.CONNECTING;
     Future<Channel> acquired = pool.acquire(connectionLoop, engine, connectTimeoutMillis);
+    acquiring = acquired;
     acquired.addListener(f -> onAcquired(acquired));
   }
 
@@ -422,6 +426,9 @@ final class HttpExchange implements Exchange {
   private void abandon() {
     if (phase == Phase.DONE) {
       return;
+    }
+    if (phase == Phase.CONNECTING && acquiring != null) {
+      acquiring.cancel(false); // a pending connect is closed now, not at its timeout
     }
     Channel used = channel;
     endConnectionSide();

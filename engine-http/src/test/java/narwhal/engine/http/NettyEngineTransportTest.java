@@ -418,6 +418,30 @@ class NettyEngineTransportTest {
   }
 
   @Test
+  void cancelWhileConnecting_closesThePendingSocketAtOnce() {
+    NettyEngineTransport blackHole = new NettyEngineTransport(group, NeverConnectingChannel.class);
+    resources.add(blackHole::close);
+    NeverConnectingChannel.CREATED.clear();
+    RecordingHandler handler = onLoop();
+
+    // A connect timeout far beyond the test's: only the cancel can close this socket in time.
+    Exchange exchange = blackHole.open(
+        URI.create("http://127.0.0.1:9"),
+        post("/v1/completions", "{}"),
+        new ExchangeOptions(Duration.ofSeconds(120), 1000),
+        loop,
+        handler);
+    Poll.until("the connect to be pending", () -> !NeverConnectingChannel.CREATED.isEmpty());
+    NeverConnectingChannel pending = NeverConnectingChannel.CREATED.peek();
+    loop.execute(exchange::cancel);
+
+    Poll.until("the pending socket to be closed", () -> !pending.isOpen());
+    Poll.pause(50);
+    assertThat(handler.calls).as("a cancelled exchange reports nothing").isEmpty();
+    assertThat(blackHole.openConnections()).isZero();
+  }
+
+  @Test
   void hostName_isResolvedOffTheLoop_andConnects() {
     TestEngineServer server = server(TestEngineServer.json("{}"));
 

@@ -2,6 +2,8 @@ package narwhal.engine.http;
 
 import io.netty.channel.socket.nio.NioSocketChannel;
 import java.net.SocketAddress;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * A NIO socket channel whose connect stays pending forever, as if the engine's host dropped every
@@ -10,7 +12,12 @@ import java.net.SocketAddress;
  */
 public final class NeverConnectingChannel extends NioSocketChannel {
 
-  public NeverConnectingChannel() {}
+  /** Every instance made, so a test can see whether a pending connect's socket was closed. */
+  static final Queue<NeverConnectingChannel> CREATED = new ConcurrentLinkedQueue<>();
+
+  public NeverConnectingChannel() {
+    CREATED.add(this);
+  }
 
   @Override
   protected boolean doConnect(SocketAddress remoteAddress, SocketAddress localAddress) {
