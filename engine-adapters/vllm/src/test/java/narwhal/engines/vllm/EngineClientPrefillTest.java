@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import narwhal.engines.client.EngineFailure;
 import narwhal.engines.client.FailureClass;
 import narwhal.engines.client.LegLimits;
@@ -69,7 +68,7 @@ class EngineClientPrefillTest {
     assertThat(call.cancelled()).isFalse();
 
     f.loop.advanceMillis(1);
-    EngineFailure failure = failureOf(future);
+    EngineFailure failure = LegFixture.prefillFailure(future);
     assertThat(failure.status()).isEqualTo(504);
     assertThat(failure.phase()).isEqualTo(Phase.PREFILL);
     assertThat(failure.failureClass()).isEqualTo(FailureClass.TIMEOUT);
@@ -96,7 +95,7 @@ class EngineClientPrefillTest {
 
     f.transport.last().respond(200, Wire.prefillResponse("null"));
 
-    EngineFailure failure = failureOf(future);
+    EngineFailure failure = LegFixture.prefillFailure(future);
     assertThat(failure.failureClass()).isEqualTo(FailureClass.KV_HANDOFF);
     assertThat(failure.status()).isEqualTo(502);
     assertThat(failure.isTransient()).isFalse();
@@ -110,7 +109,7 @@ class EngineClientPrefillTest {
 
     f.transport.last().respond(500, Wire.errorBody(500, "Internal server error"));
 
-    EngineFailure failure = failureOf(future);
+    EngineFailure failure = LegFixture.prefillFailure(future);
     assertThat(failure.status()).isEqualTo(502);
     assertThat(failure.isTransient()).isTrue();
     assertThat(failure.toRouterError().type()).isEqualTo("prefill");
@@ -123,8 +122,8 @@ class EngineClientPrefillTest {
 
     f.transport.last().fail(TransportFailure.Kind.CONNECT_FAILED);
 
-    assertThat(failureOf(future).status()).isEqualTo(502);
-    assertThat(failureOf(future).failureClass()).isEqualTo(FailureClass.CONNECTION);
+    assertThat(LegFixture.prefillFailure(future).status()).isEqualTo(502);
+    assertThat(LegFixture.prefillFailure(future).failureClass()).isEqualTo(FailureClass.CONNECTION);
   }
 
   @Test
@@ -134,18 +133,5 @@ class EngineClientPrefillTest {
 
     assertThat(f.transport.calls()).extracting(c -> c.request.headers().get("X-Request-Id"))
         .containsExactly("b1", "b2");
-  }
-
-  private static EngineFailure failureOf(CompletableFuture<PrefillResult> future) {
-    assertThat(future).isCompletedExceptionally();
-    try {
-      future.get();
-      throw new AssertionError("no failure");
-    } catch (ExecutionException e) {
-      assertThat(e.getCause()).isInstanceOf(EngineFailure.class);
-      return (EngineFailure) e.getCause();
-    } catch (InterruptedException e) {
-      throw new AssertionError(e);
-    }
   }
 }

@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import narwhal.config.EngineApiKey;
 import narwhal.config.EngineContract;
@@ -99,7 +98,7 @@ class EngineCredentialsTest {
         client(EngineApiKey.of(KEY)).prefill(LegFixture.P1, LegFixture.COMPLETION, PREFILL, loop);
     scripted.last().respond(401, "{\"error\":\"Unauthorized\"}");
 
-    EngineFailure failure = failureOf(prefill);
+    EngineFailure failure = LegFixture.prefillFailure(prefill);
     assertThat(failure.status()).isEqualTo(502);
     assertThat(failure.phase()).isEqualTo(Phase.PREFILL);
     assertThat(failure.failureClass()).isEqualTo(FailureClass.INFERENCE_STATUS);
@@ -134,8 +133,8 @@ class EngineCredentialsTest {
     scripted.last().respond(400, "{\"error\":{\"message\":\"too long\",\"type\":\"BadRequestError\","
         + "\"param\":null,\"code\":400}}");
 
-    assertThat(failureOf(prefill).failureClass()).isEqualTo(FailureClass.REJECTED);
-    assertThat(failureOf(prefill).status()).isEqualTo(400);
+    assertThat(LegFixture.prefillFailure(prefill).failureClass()).isEqualTo(FailureClass.REJECTED);
+    assertThat(LegFixture.prefillFailure(prefill).status()).isEqualTo(400);
   }
 
   @Test
@@ -168,19 +167,6 @@ class EngineCredentialsTest {
         Map.of("Authorization", "Bearer " + KEY), new byte[3]);
 
     assertThat(request.toString()).doesNotContain(KEY).contains("Authorization").contains("/v1/completions");
-  }
-
-  private static EngineFailure failureOf(CompletableFuture<PrefillResult> future) {
-    assertThat(future).isCompletedExceptionally();
-    try {
-      future.get();
-      throw new AssertionError("no failure");
-    } catch (ExecutionException e) {
-      assertThat(e.getCause()).isInstanceOf(EngineFailure.class);
-      return (EngineFailure) e.getCause();
-    } catch (InterruptedException e) {
-      throw new AssertionError(e);
-    }
   }
 
   /** A handler for an exchange the test never answers. */

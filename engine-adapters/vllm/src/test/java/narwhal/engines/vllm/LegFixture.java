@@ -1,12 +1,17 @@
 package narwhal.engines.vllm;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import narwhal.config.EngineRole;
 import narwhal.config.EngineSpec;
 import narwhal.core.time.ManualScheduler;
 import narwhal.engines.client.DecodeCall;
 import narwhal.engines.client.EngineClient;
+import narwhal.engines.client.EngineFailure;
 import narwhal.engines.client.LegLimits;
 import narwhal.engines.connector.PrefillResult;
 import narwhal.engines.spi.EngineDialects;
@@ -67,5 +72,19 @@ final class LegFixture {
         .setRoute(route)
         .build();
     return new PrefillResult(proto, new VllmDialect().transferParametersJson(descriptor), 0, 0);
+  }
+
+  /** The {@link EngineFailure} a prefill call failed with (it must have failed). */
+  static EngineFailure prefillFailure(CompletableFuture<PrefillResult> future) {
+    assertThat(future).isCompletedExceptionally();
+    try {
+      future.get();
+      throw new AssertionError("no failure");
+    } catch (ExecutionException e) {
+      assertThat(e.getCause()).isInstanceOf(EngineFailure.class);
+      return (EngineFailure) e.getCause();
+    } catch (InterruptedException e) {
+      throw new AssertionError(e);
+    }
   }
 }
