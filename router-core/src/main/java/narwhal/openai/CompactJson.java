@@ -72,6 +72,11 @@ public final class CompactJson {
    * comment). On false the index is empty and the caller should use Jackson.
    */
   public boolean index(String json) {
+    if (json == text) {
+      // The very string indexed last (identity, not equality): the relay indexes each chunk once
+      // to classify it and again, on the same thread, to re-stamp it; the second is free.
+      return count > 0;
+    }
     if (kind.length > RETAINED_NODES) {
       allocate(32);
     }
@@ -84,9 +89,13 @@ public final class CompactJson {
       count = 0;
       return false;
     }
-    boolean ok = value(0) == 0 && pos == length;
-    if (!ok) {
-      count = 0;
+    boolean ok = false;
+    try {
+      ok = value(0) == 0 && pos == length;
+    } finally {
+      if (!ok) {
+        count = 0; // also when indexing threw: a later call with this string must not see half an index
+      }
     }
     return ok;
   }

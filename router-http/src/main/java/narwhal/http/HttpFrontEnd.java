@@ -79,6 +79,21 @@ public final class HttpFrontEnd implements AutoCloseable {
   }
 
   /**
+   * As {@link #start(HttpFrontEndOptions, CompletionService, RouterMetrics, EventLoopGroup,
+   * EventLoopGroup)}, for groups of another transport (epoll, io_uring), whose server channel type
+   * is given.
+   */
+  public static HttpFrontEnd start(
+      HttpFrontEndOptions options,
+      CompletionService service,
+      @Nullable RouterMetrics metrics,
+      EventLoopGroup bossGroup,
+      EventLoopGroup workerGroup,
+      Class<? extends ServerChannel> serverChannelType) {
+    return start(options, service, bossGroup, workerGroup, serverChannelType, Clock.systemUTC(), metrics);
+  }
+
+  /**
    * As {@link #start(HttpFrontEndOptions, CompletionService, EventLoopGroup, EventLoopGroup)},
    * for groups of another transport (epoll, io_uring), whose server channel type is given.
    */

@@ -3,13 +3,13 @@ package narwhal.http;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import narwhal.core.api.ResponseStart;
@@ -30,13 +30,11 @@ import org.jspecify.annotations.Nullable;
  */
 final class StreamingExchange extends CompletionExchange {
 
-  /** What the chunked encoding adds around a frame: hex size and two CRLFs. */
-  private static final int CHUNK_FRAMING_BYTES = 16;
-
   private final boolean keepTokenIds;
   private final Runnable flush = this::flushNow;
   private @Nullable SseChunkWriter writer;
   private boolean flushPending;
+  private @Nullable ChannelHandlerContext codec;
 
   StreamingExchange(
       ChannelHandlerContext ctx,
@@ -46,6 +44,14 @@ final class StreamingExchange extends CompletionExchange {
       Listener listener) {
     super(ctx, route, keepAlive, listener);
     this.keepTokenIds = keepTokenIds;
+  }
+
+  /** The HTTP codec's context: writes from it reach the socket without being encoded again. */
+  private ChannelHandlerContext codec() {
+    if (codec == null) {
+      codec = ctx.pipeline().context(HttpServerCodec.class);
+    }
+    return codec;
   }
 
   @Override
@@ -77,15 +83,18 @@ final class StreamingExchange extends CompletionExchange {
       // The core commits before relaying; an event ahead of onStart has nowhere to go.
       return;
     }
-    ByteBuf frame = writer.frame(chunk, ctx.alloc());
+    ByteBuf httpChunk = SseChunkWriter.toHttpChunk(writer.frame(chunk, ctx.alloc()), ctx.alloc());
     // Unflushed bytes count against the high-water mark. Flush them before they could cross it,
     // so "not writable" (which pauses the engine stream) still means the client is not reading.
-    if (flushPending && frame.readableBytes() + CHUNK_FRAMING_BYTES >= ctx.channel().bytesBeforeUnwritable()) {
+    if (flushPending && httpChunk.readableBytes() >= ctx.channel().bytesBeforeUnwritable()) {
       ctx.flush();
     }
-    // A void promise: a failed write fails the connection through the pipeline, and no one waits
-    // on a single token's write.
-    ctx.write(new DefaultHttpContent(frame), ctx.voidPromise());
+    // Already a whole HTTP chunk: written from the codec's own context, so it goes straight to the
+    // socket without passing the encoder (which would add a size line and a CRLF as two more
+    // buffers per token). The head before it and the last chunk after it do pass the encoder,
+    // which keeps its chunked state from one to the other. A void promise: a failed write fails
+    // the connection through the pipeline, and no one waits on a single token's write.
+    codec().write(httpChunk, ctx.voidPromise());
     if (ctx.channel().isWritable()) {
       scheduleFlush();
     } else {

@@ -2,7 +2,6 @@ package narwhal.server;
 
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.concurrent.EventExecutor;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -51,6 +50,8 @@ public final class RouterServer implements AutoCloseable {
 
   private final EventLoopGroup boss;
   private final EventLoopGroup workers;
+  /** The socket I/O the loops were made for; every channel the router opens is of its kind. */
+  private final NettyIo io;
   private final boolean ownsGroups;
   private final NettyEngineTransport transport;
   private final HealthMonitor health;
@@ -62,13 +63,15 @@ public final class RouterServer implements AutoCloseable {
   /** Set once, right after start; null when the router serves HTTP only. */
   private volatile @Nullable GrpcFrontEnd grpc;
 
-  private RouterServer(EventLoopGroup boss, EventLoopGroup workers, boolean ownsGroups, NettyEngineTransport transport,
+  private RouterServer(EventLoopGroup boss, EventLoopGroup workers, NettyIo io, boolean ownsGroups,
+      NettyEngineTransport transport,
       HealthMonitor health, Journal journal, DisaggregatedRouter router, HttpFrontEnd http,
       Duration gracefulTimeout) {
     this.gracefulTimeout = gracefulTimeout;
     this.health = health;
     this.boss = boss;
     this.workers = workers;
+    this.io = io;
     this.ownsGroups = ownsGroups;
     this.transport = transport;
     this.journal = journal;
@@ -76,12 +79,14 @@ public final class RouterServer implements AutoCloseable {
     this.http = http;
   }
 
-  /** Starts a router with its own event loops. */
+  /** Starts a router with its own event loops, on the I/O {@link NettyIo#configured()} picks. */
   public static RouterServer start(FleetConfig config, String host, int port, @Nullable Path journalPath) {
-    EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-    EventLoopGroup workers = new MultiThreadIoEventLoopGroup(NioIoHandler.newFactory());
+    NettyIo io = NettyIo.configured();
+    EventLoopGroup boss = io.newGroup(1);
+    EventLoopGroup workers = io.newGroup(0);
+    log.info("narwhal event loops: {} on {} I/O", ((MultiThreadIoEventLoopGroup) workers).executorCount(), io.name());
     try {
-      return start(config, host, port, journalPath, boss, workers, true);
+      return start(config, host, port, journalPath, boss, workers, io, true);
     } catch (RuntimeException e) {
       boss.shutdownGracefully();
       workers.shutdownGracefully();
@@ -114,7 +119,7 @@ public final class RouterServer implements AutoCloseable {
     try {
       GrpcFrontEnd started = GrpcFrontEnd.start(new GrpcFrontEndOptions(host, grpcPort,
           config.serving().maxRequestBytes(), config.serving().maxResponseBytes()), server.router,
-          server.boss, server.workers);
+          server.boss, server.workers, server.io.serverChannel(), Clock.systemUTC());
       server.grpc = started;
       log.info("narwhal serving gRPC (narwhal.v1.Router) on {}:{}", host, started.port());
       return server;
@@ -124,14 +129,14 @@ public final class RouterServer implements AutoCloseable {
     }
   }
 
-  /** Starts a router on event loops the caller owns (tests, the demo). */
+  /** Starts a router on NIO event loops the caller owns (tests, the demo). */
   public static RouterServer start(FleetConfig config, String host, int port, @Nullable Path journalPath,
       EventLoopGroup boss, EventLoopGroup workers) {
-    return start(config, host, port, journalPath, boss, workers, false);
+    return start(config, host, port, journalPath, boss, workers, NettyIo.nio(), false);
   }
 
   private static RouterServer start(FleetConfig config, String host, int port, @Nullable Path journalPath,
-      EventLoopGroup boss, EventLoopGroup workers, boolean ownsGroups) {
+      EventLoopGroup boss, EventLoopGroup workers, NettyIo io, boolean ownsGroups) {
     EngineDialects dialects = EngineDialects.discover();
     java.util.List<String> dialectProblems = FleetFiles.problems(config, dialects);
     if (!dialectProblems.isEmpty()) {
@@ -139,7 +144,7 @@ public final class RouterServer implements AutoCloseable {
       throw new IllegalArgumentException("the fleet cannot be served as configured:\n  "
           + String.join("\n  ", dialectProblems));
     }
-    NettyEngineTransport transport = new NettyEngineTransport(workers);
+    NettyEngineTransport transport = new NettyEngineTransport(workers, io.socketChannel());
     // One run id on the journal's meta row and on every request row; one registry for /metrics.
     Telemetry telemetry = Telemetry.create();
     Journal journal = journalPath == null ? Journal.none()
@@ -163,7 +168,7 @@ public final class RouterServer implements AutoCloseable {
         host, port, config.serving().maxRequestBytes(), config.serving().maxResponseBytes());
     HttpFrontEnd http;
     try {
-      http = HttpFrontEnd.start(options, router, router.metrics(), boss, workers);
+      http = HttpFrontEnd.start(options, router, router.metrics(), boss, workers, io.serverChannel());
     } catch (RuntimeException e) {
       health.close();
       journal.close();
@@ -173,7 +178,7 @@ public final class RouterServer implements AutoCloseable {
     log.info("narwhal serving model '{}' on http://{}:{} with {} engines", config.model(), host, http.port(),
         config.engines().size());
     health.start();
-    return new RouterServer(boss, workers, ownsGroups, transport, health, journal, router, http,
+    return new RouterServer(boss, workers, io, ownsGroups, transport, health, journal, router, http,
         Duration.ofMillis(Math.round(config.serving().gracefulTimeoutS() * 1000)));
   }
 

@@ -20,6 +20,7 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Keep-alive connections to engines, kept per event loop and engine authority (host:port).
@@ -152,14 +153,21 @@ final class ConnectionPool {
     return promise;
   }
 
-  /** One idle connection and the timer that closes it if it stays idle. */
-  private record Idle(Channel channel, ScheduledFuture<?> expiry) {}
+  /** One idle connection and since when (loop clock) it has been idle. */
+  private record Idle(Channel channel, long idleSinceNanos) {}
 
-  /** The idle connections of one loop; touched only on that loop. */
+  /**
+   * The idle connections of one loop; touched only on that loop.
+   *
+   * <p>Idle expiry is one sweep timer per loop, not a timer per connection: releasing and reusing
+   * a connection happens twice per request (prefill and decode leg), and a per-connection timer
+   * meant a schedule and a cancel on the timer queue each time.
+   */
   private final class LoopConnections {
     final EventLoop loop;
     /** Per engine authority, most recently used first (a warm connection is the safest bet). */
     final Map<String, ArrayDeque<Idle>> idle = new HashMap<>();
+    private @Nullable ScheduledFuture<?> sweep;
 
     LoopConnections(EventLoop loop) {
       this.loop = loop;
@@ -173,7 +181,6 @@ final class ConnectionPool {
       Channel found = null;
       while (found == null && !queue.isEmpty()) {
         Idle candidate = queue.pollFirst();
-        candidate.expiry.cancel(false);
         if (candidate.channel.isActive()) {
           found = candidate.channel;
         } else {
@@ -192,9 +199,33 @@ final class ConnectionPool {
         channel.close();
         return;
       }
-      ScheduledFuture<?> expiry =
-          loop.schedule(() -> channel.close(), idleTimeoutNanos, TimeUnit.NANOSECONDS);
-      queue.addFirst(new Idle(channel, expiry));
+      queue.addFirst(new Idle(channel, System.nanoTime()));
+      if (sweep == null) {
+        sweep = loop.schedule(this::sweep, idleTimeoutNanos, TimeUnit.NANOSECONDS);
+      }
+    }
+
+    /** Closes connections idle for the whole timeout; runs again while any stay idle. */
+    private void sweep() {
+      sweep = null;
+      long now = System.nanoTime();
+      long nextDue = Long.MAX_VALUE;
+      List<Channel> expired = new ArrayList<>();
+      for (ArrayDeque<Idle> queue : idle.values()) {
+        // Oldest last: expired entries are a run at the tail.
+        while (!queue.isEmpty() && now - queue.peekLast().idleSinceNanos >= idleTimeoutNanos) {
+          expired.add(queue.pollLast().channel);
+        }
+        if (!queue.isEmpty()) {
+          nextDue = Math.min(nextDue, queue.peekLast().idleSinceNanos + idleTimeoutNanos);
+        }
+      }
+      idle.values().removeIf(ArrayDeque::isEmpty);
+      // Closed after the walk: a close notifies forget() inline, which edits these queues.
+      expired.forEach(Channel::close);
+      if (nextDue != Long.MAX_VALUE) {
+        sweep = loop.schedule(this::sweep, Math.max(0, nextDue - now), TimeUnit.NANOSECONDS);
+      }
     }
 
     /** A connection closed: drop it if it was idle. Runs on the loop (close futures notify there). */
@@ -206,7 +237,6 @@ final class ConnectionPool {
       for (Iterator<Idle> it = queue.iterator(); it.hasNext(); ) {
         Idle entry = it.next();
         if (entry.channel == channel) {
-          entry.expiry.cancel(false);
           it.remove();
           break;
         }
@@ -221,8 +251,11 @@ final class ConnectionPool {
       List<Idle> all = new ArrayList<>();
       idle.values().forEach(all::addAll);
       idle.clear();
+      if (sweep != null) {
+        sweep.cancel(false);
+        sweep = null;
+      }
       for (Idle entry : all) {
-        entry.expiry.cancel(false);
         entry.channel.close();
       }
     }

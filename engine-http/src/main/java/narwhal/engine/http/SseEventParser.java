@@ -1,11 +1,11 @@
 package narwhal.engine.http;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.util.ByteProcessor;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Incremental parser for a {@code text/event-stream} body that yields each event's data.
@@ -47,7 +47,6 @@ public final class SseEventParser {
   private final int maxEventBytes;
   private final int maxLineBytes;
   private final Consumer<String> onEvent;
-  private final ByteProcessor byteSink = this::acceptByte;
 
   private byte[] line = new byte[INITIAL_LINE_CAPACITY];
   private int lineLength;
@@ -55,6 +54,8 @@ public final class SseEventParser {
   private boolean afterCr;
   private boolean atStreamStart = true;
   private final StringBuilder data = new StringBuilder();
+  /** The event's data while it has exactly one line; then {@link #data} holds nothing. */
+  private @Nullable String firstData;
   private boolean eventHasData;
   private long eventDataBytes;
   private String tooLarge;
@@ -84,35 +85,59 @@ public final class SseEventParser {
     if (tooLarge != null) {
       throw new IllegalStateException("parser already failed: " + tooLarge);
     }
-    bytes.forEachByte(byteSink);
-    if (tooLarge != null) {
-      throw new EventTooLargeException(tooLarge);
+    // Whole runs of line content are found with ByteBuf.indexOf (which scans several bytes per
+    // step) and copied at once: a token's event is a few hundred bytes, and looking at them one
+    // at a time was the parser's whole cost.
+    int at = bytes.readerIndex();
+    int end = bytes.writerIndex();
+    while (at < end) {
+      if (afterCr) {
+        afterCr = false;
+        if (bytes.getByte(at) == LF) {
+          at++;
+          continue; // the LF of a CRLF ends no second line
+        }
+      }
+      int eol = lineEnd(bytes, at, end);
+      if (!appendToLine(bytes, at, (eol < 0 ? end : eol) - at)) {
+        throw new EventTooLargeException(tooLarge);
+      }
+      if (eol < 0) {
+        return;
+      }
+      afterCr = bytes.getByte(eol) == CR;
+      boolean fits = endLine();
+      if (!fits) {
+        throw new EventTooLargeException(tooLarge);
+      }
+      at = eol + 1;
     }
   }
 
-  /** Returns false (stop) once the size bound is exceeded; {@link #feed} then throws. */
-  private boolean acceptByte(byte b) {
-    if (afterCr) {
-      afterCr = false;
-      if (b == LF) {
-        return true;
-      }
+  /** The index of the first CR or LF in {@code [from, to)}, or -1. */
+  private static int lineEnd(ByteBuf bytes, int from, int to) {
+    int lf = bytes.indexOf(from, to, LF);
+    // A CR ends a line too (alone or before an LF); engines rarely send one, so look for it only
+    // in front of the LF found (or in the whole rest when there is none).
+    int cr = bytes.indexOf(from, lf < 0 ? to : lf, CR);
+    return cr >= 0 ? cr : lf;
+  }
+
+  /** Appends line content; false (and the parser is spent) when the line would grow too long. */
+  private boolean appendToLine(ByteBuf bytes, int from, int count) {
+    if (count == 0) {
+      return true;
     }
-    if (b == CR) {
-      afterCr = true;
-      return endLine();
-    }
-    if (b == LF) {
-      return endLine();
-    }
-    if (lineLength == maxLineBytes) {
+    if (count > maxLineBytes - lineLength) {
       tooLarge = "SSE line longer than " + maxLineBytes + " bytes";
       return false;
     }
-    if (lineLength == line.length) {
-      line = Arrays.copyOf(line, (int) Math.min(maxLineBytes, 2L * line.length));
+    int needed = lineLength + count;
+    if (needed > line.length) {
+      line = Arrays.copyOf(line, (int) Math.min(maxLineBytes, Math.max(needed, 2L * line.length)));
     }
-    line[lineLength++] = b;
+    bytes.getBytes(from, line, lineLength, count);
+    lineLength = needed;
     return true;
   }
 
@@ -151,12 +176,20 @@ public final class SseEventParser {
       tooLarge = "SSE event larger than " + maxEventBytes + " bytes";
       return false;
     }
-    if (eventHasData) {
-      data.append('\n');
-    }
     // Lines never split a UTF-8 sequence (CR and LF are never continuation bytes), so decoding
     // line by line is exact.
-    data.append(new String(line, from, to - from, StandardCharsets.UTF_8));
+    String value = new String(line, from, to - from, StandardCharsets.UTF_8);
+    if (!eventHasData) {
+      // The usual event has one data line: it is dispatched as this very string, without a copy
+      // through the builder.
+      firstData = value;
+    } else {
+      if (firstData != null) {
+        data.append(firstData);
+        firstData = null;
+      }
+      data.append('\n').append(value);
+    }
     eventHasData = true;
     eventDataBytes = size;
     return true;
@@ -164,7 +197,8 @@ public final class SseEventParser {
 
   private void dispatch() {
     boolean hadData = eventHasData;
-    String payload = hadData ? data.toString() : "";
+    String payload = !hadData ? "" : firstData != null ? firstData : data.toString();
+    firstData = null;
     data.setLength(0);
     eventHasData = false;
     eventDataBytes = 0;
