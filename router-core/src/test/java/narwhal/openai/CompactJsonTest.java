@@ -171,4 +171,21 @@ class CompactJsonTest {
       "-3.25", "0.10"};
     return numbers[r.nextInt(numbers.length)];
   }
+
+  @Test
+  void sameStringAgain_keepsItsIndex_andAnEqualCopyIsIndexedAfresh() {
+    String chunk = "{\"a\":{\"b\":[1,2]},\"c\":\"x\"}";
+    assertThat(index.index(chunk)).isTrue();
+    int c = index.member(index.root(), "c");
+    assertThat(index.index(chunk)).isTrue();
+    assertThat(index.string(index.member(index.root(), "c"))).isEqualTo("x");
+    assertThat(index.member(index.root(), "c")).isEqualTo(c);
+    String refused = "{\"a\": 1}";
+    assertThat(index.index(refused)).isFalse();
+    assertThat(index.index(refused)).isFalse();
+    assertThat(index.root()).isEqualTo(CompactJson.NONE);
+    // An equal but distinct string is a new document: it is indexed, not taken from the memo.
+    assertThat(index.index(new String(chunk))).isTrue();
+    assertThat(index.string(index.member(index.root(), "c"))).isEqualTo("x");
+  }
 }

@@ -34,6 +34,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * three together; {@code treeRoundTripReference} is what the relay did per token before the
  * splice path (Jackson tree in the decoder and again in the writer), kept to show the difference
  * in one run. In package {@code narwhal.http} to reach the package-private writer.
+ * {@link narwhal.jmh.RelayEndToEndBenchmark} relays whole streams through the real router over
+ * sockets.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
