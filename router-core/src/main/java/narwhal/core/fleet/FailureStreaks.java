@@ -57,6 +57,16 @@ public final class FailureStreaks {
     }
   }
 
+  /** True when a success with this evidence would change nothing: every streak it ends is 0. */
+  public boolean alreadyClear(Evidence evidence) {
+    for (FailureClass cls : evidence.clears()) {
+      if (streaks.get(cls.ordinal()) != 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   public void reset(FailureClass cls) {
     streaks.set(cls.ordinal(), 0);
   }

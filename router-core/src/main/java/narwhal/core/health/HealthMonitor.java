@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import narwhal.config.EngineRestartPolicy;
 import narwhal.config.EngineSpec;
@@ -69,6 +70,8 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
   private final boolean contractPinned;
   private final boolean wholeWave;
   private final Map<String, Tracked> tracked = new LinkedHashMap<>();
+  /** Failure reports made but not yet applied on the breaker's loop (successes wait behind them). */
+  private final AtomicInteger failuresInFlight = new AtomicInteger();
 
   private long tick;
   private Timer tickTimer = Timer.NONE;
@@ -126,7 +129,14 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
 
   @Override
   public void legFailed(EngineFailure failure, @Nullable String producerIid) {
-    loop.runInLoop(() -> onLegFailed(failure, producerIid));
+    failuresInFlight.incrementAndGet();
+    loop.runInLoop(() -> {
+      try {
+        onLegFailed(failure, producerIid);
+      } finally {
+        failuresInFlight.decrementAndGet();
+      }
+    });
   }
 
   @Override
@@ -136,6 +146,12 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
 
   private void succeeded(String iid, Evidence evidence) {
     EngineState e = fleet.get(iid);
+    // The common case, a healthy engine with no failure on its way to the breaker, needs no hop
+    // to the breaker's loop: the success would clear nothing. (Every request reports two
+    // successes; from another loop each was a task and a wake-up of the breaker's thread.)
+    if (e != null && failuresInFlight.get() == 0 && e.streaks().alreadyClear(evidence)) {
+      return;
+    }
     if (e != null) {
       // Through the loop like failures, so reports apply in the order they were made: a success
       // must not clear a streak before an earlier failure has been counted.

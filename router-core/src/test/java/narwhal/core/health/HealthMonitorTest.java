@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import narwhal.config.EngineContract;
 import narwhal.config.EngineRestartPolicy;
 import narwhal.config.EngineRole;
@@ -22,6 +23,7 @@ import narwhal.core.fleet.EngineState;
 import narwhal.core.fleet.Fleet;
 import narwhal.core.time.ManualScheduler;
 import narwhal.core.time.Scheduler;
+import narwhal.core.time.Timer;
 import narwhal.engines.client.EngineFailure;
 import narwhal.engines.client.FailureClass;
 import narwhal.engines.client.Phase;
@@ -145,6 +147,61 @@ class HealthMonitorTest {
     monitor.prefillSucceeded("d0");
     fail("d0", FailureClass.STREAM, 1);
     assertThat(engine("d0").condition()).isEqualTo(EngineCondition.HELD);
+  }
+
+  @Test
+  void successFromAnotherLoop_behindAQueuedFailure_stillEndsThatFailuresStreak() {
+    // Reports from request loops reach the breaker's loop as tasks: here they queue until run.
+    startOffLoop(twoByTwo());
+    monitor.legFailed(failure("d0", Phase.DECODE, FailureClass.STREAM), "p0");
+    monitor.decodeSucceeded("d0"); // made after the failure: must not be dropped as "nothing to clear"
+    clock.runPending();
+    assertThat(engine("d0").streaks().get(FailureClass.STREAM)).isZero();
+  }
+
+  @Test
+  void successWithNothingToClear_costsTheBreakersLoopNothing() {
+    startOffLoop(twoByTwo());
+    clock.runPending();
+    int before = clock.pendingTasks();
+    monitor.prefillSucceeded("p0");
+    monitor.decodeSucceeded("d0");
+    assertThat(clock.pendingTasks()).isEqualTo(before);
+
+    monitor.legFailed(failure("d0", Phase.DECODE, FailureClass.STREAM), "p0");
+    clock.runPending();
+    monitor.decodeSucceeded("d0"); // now there is a streak to end: that one goes to the loop
+    assertThat(clock.pendingTasks()).isEqualTo(before + 1);
+    clock.runPending();
+    assertThat(engine("d0").streaks().get(FailureClass.STREAM)).isZero();
+  }
+
+  /** As {@link #start}, with the monitor on a loop the callers are never on. */
+  private void startOffLoop(FleetConfig config) {
+    fleet = new Fleet(config.engines());
+    Scheduler elsewhere = new Scheduler() {
+      @Override
+      public long nanoTime() {
+        return clock.nanoTime();
+      }
+
+      @Override
+      public void execute(Runnable command) {
+        clock.execute(command);
+      }
+
+      @Override
+      public Timer schedule(Runnable task, long delay, TimeUnit unit) {
+        return clock.schedule(task, delay, unit);
+      }
+
+      @Override
+      public boolean inLoop() {
+        return false;
+      }
+    };
+    monitor = new HealthMonitor(config, fleet, prober, elsewhere, (event, fields) -> { });
+    monitor.start();
   }
 
   @Test
