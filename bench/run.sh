@@ -1,12 +1,26 @@
 #!/usr/bin/env bash
 # The benchmark harness: builds what it needs, installs nginx when missing, then runs narwhal-bench.
 #
-#   bench/run.sh                 full sweep: direct, narwhal and nginx arms, interleaved per level
+#   bench/run.sh                 full sweep: direct, narwhal and nginx arms, interleaved per level, with the
+#                                engines streaming chunked, then (--close-levels, default 1,64) close-delimited
 #   bench/run.sh sweep [flags]   the same with flags (bench/run.sh help lists them)
+#   bench/run.sh profile [flags] the narwhal arm at one level (default 256 streams; --levels N) after the usual
+#                                warm-up, with a CPU profile of the router over the measurement window only:
+#                                async-profiler (from Maven Central, inside the bench jar) attached with jcmd as
+#                                the window opens (event=itimer, 1 ms) and stopped as it closes -> profile.html,
+#                                profile.collapsed and the top frames by self time in report.md; then one more
+#                                window for an allocation profile (alloc.html; --alloc-profile off skips it).
+#                                JFR stands in when async-profiler cannot load (--profiler jfr forces it).
 #   bench/run.sh ceiling         8,000 slow streams through a router capped at -Xmx512m
 #   bench/run.sh smoke           all three arms at one small level for a few seconds (CI)
-#   bench/run.sh jmh [JMH args]  the JMH microbenchmarks (SSE parse-and-relay path, placement);
+#   bench/run.sh jmh [JMH args]  the JMH microbenchmarks (one token stage by stage, whole streams through the
+#                                real router over loopback with bytes allocated per token, placement);
 #                                e.g. bench/run.sh jmh SseRelay -prof gc
+#
+# sweep, smoke and profile are pinned unless --pin off: the proxy under test (the router's JVM, or
+# nginx with one worker) runs alone on one CPU (the highest this shell may use; --proxy-cpu N), and
+# the engines and this harness's JVM — the load generator — on the others, for every arm alike.
+# With one CPU or without taskset (util-linux) they warn and run unpinned (--pin on fails instead).
 #
 # Results go to bench/results/<timestamp>/ (report.md, results.json, latency.png, logs/).
 set -euo pipefail
@@ -35,7 +49,7 @@ cp "$(find_jar router-server narwhal-router-server)" "$work/narwhal-router.jar"
 jar="$work/narwhal-bench.jar"
 
 needs_nginx=yes
-case "$mode" in ceiling|help|--help|-h) needs_nginx=no ;; esac
+case "$mode" in ceiling|profile|help|--help|-h) needs_nginx=no ;; esac
 case " $* " in *" --arms "*|*" --arms="*) [[ " $* " == *nginx* ]] || needs_nginx=no ;; esac
 nginx_bin="$(command -v nginx || true)"
 [ -z "$nginx_bin" ] && [ -x /usr/sbin/nginx ] && nginx_bin=/usr/sbin/nginx
@@ -53,21 +67,43 @@ if ! command -v fc-list >/dev/null 2>&1 || [ -z "$(fc-list 2>/dev/null | head -n
 fi
 
 cmdline="bench/run.sh $mode${*:+ $*}"
+# Pinned runs: start the harness's JVM on the CPUs it will use (narwhal-bench's `cpus` command works
+# them out from the same flags), so it sizes its GC and compiler threads for them; it pins its own
+# threads again at start, which is all that happens when the jar is run directly. --cpus tells it
+# the whole set this shell may use, which its own (already narrowed) affinity no longer shows.
+pin_prefix=()
+pin_flags=()
+case "$mode" in
+  sweep|smoke|profile)
+    allowed="$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status 2>/dev/null || true)"
+    if [ -n "$allowed" ] && command -v taskset >/dev/null 2>&1; then
+      pin_flags=(--cpus "$allowed")
+      harness_cpus="$(java -cp "$jar" narwhal.bench.Bench cpus "${pin_flags[@]}" "$@" 2>/dev/null || true)"
+      if [ -n "$harness_cpus" ]; then
+        pin_prefix=(taskset -c "$harness_cpus")
+        echo "[bench] harness JVM on CPUs $harness_cpus (taskset)"
+      fi
+    fi ;;
+esac
 run_bench() {
-  java -Xms1g -Xmx2g -Djava.awt.headless=true -jar "$jar" "$@"
+  ${pin_prefix[@]+"${pin_prefix[@]}"} java -Xms1g -Xmx2g -Djava.awt.headless=true -jar "$jar" "$@"
 }
 case "$mode" in
   sweep)
-    run_bench sweep --repo "$repo" --router-jar "$work/narwhal-router.jar" --nginx "${nginx_bin:-nginx}" --command "$cmdline" "$@" ;;
+    run_bench sweep --repo "$repo" --router-jar "$work/narwhal-router.jar" --nginx "${nginx_bin:-nginx}" --command "$cmdline" \
+      ${pin_flags[@]+"${pin_flags[@]}"} "$@" ;;
   smoke)
     run_bench sweep --repo "$repo" --router-jar "$work/narwhal-router.jar" --nginx "${nginx_bin:-nginx}" --levels 4 --warm-s 1 --warmup-s 1 \
-      --measure-s 2 --output-tokens 16 --itl-ms 5 --out "${TMPDIR:-/tmp}/narwhal-bench-smoke" \
-      --command "$cmdline" "$@" ;;
+      --measure-s 2 --output-tokens 16 --itl-ms 5 --close-levels 4 --close-warm-s 1 --out "${TMPDIR:-/tmp}/narwhal-bench-smoke" \
+      --command "$cmdline" ${pin_flags[@]+"${pin_flags[@]}"} "$@" ;;
+  profile)
+    run_bench profile --repo "$repo" --router-jar "$work/narwhal-router.jar" --command "$cmdline" \
+      ${pin_flags[@]+"${pin_flags[@]}"} "$@" ;;
   ceiling)
     run_bench ceiling --repo "$repo" --router-jar "$work/narwhal-router.jar" --command "$cmdline" "$@" ;;
   help|--help|-h)
     run_bench help ;;
   *)
-    echo "bench/run.sh: unknown mode '$mode' (sweep, ceiling, smoke, jmh, help)" >&2
+    echo "bench/run.sh: unknown mode '$mode' (sweep, profile, ceiling, smoke, jmh, help)" >&2
     exit 2 ;;
 esac

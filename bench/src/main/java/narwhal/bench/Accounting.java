@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import narwhal.bench.cpu.OtherTenants;
 import narwhal.bench.load.Arm;
 import narwhal.bench.load.Phases;
 import narwhal.bench.load.RunResult;
@@ -12,11 +13,13 @@ import narwhal.bench.proc.ProcStatus;
 import narwhal.bench.proc.ProcessProbe;
 import narwhal.bench.report.ArmLevel;
 import org.HdrHistogram.Histogram;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Process accounting around one run's measurement window: CPU seconds of the relaying process
  * (router, or nginx master + workers), the engines and the generator; the relay's resident memory
- * and, for the router, its heap sampled from hsperfdata while the window is open.
+ * and, for the router, its heap sampled from hsperfdata while the window is open; and the CPU
+ * other tenants of the machine used meanwhile ({@link OtherTenants}).
  */
 final class Accounting implements Phases {
 
@@ -26,6 +29,8 @@ final class Accounting implements Phases {
   private final List<Long> proxyPids;
   private final List<Long> enginePids;
   private final Optional<Path> heapCounters;
+  private final OtherTenants others;
+  private OtherTenants.@Nullable Reading noise;
   private double proxyCpu0;
   private double proxyCpu1;
   private double enginesCpu0;
@@ -41,8 +46,9 @@ final class Accounting implements Phases {
    * @param proxyPids the relay's processes (empty for the direct arm)
    * @param jvmPid the router's pid when the relay is the router, else -1
    */
-  Accounting(ProcessProbe probe, List<Long> proxyPids, List<Long> enginePids, long jvmPid) {
+  Accounting(ProcessProbe probe, List<Long> proxyPids, List<Long> enginePids, long jvmPid, OtherTenants others) {
     this.probe = probe;
+    this.others = others;
     this.proxyPids = proxyPids;
     this.enginePids = enginePids;
     this.heapCounters = jvmPid > 0 ? HsPerfData.find(Path.of("/tmp"), jvmPid) : Optional.empty();
@@ -50,6 +56,7 @@ final class Accounting implements Phases {
 
   @Override
   public void windowOpened() {
+    others.open();
     proxyCpu0 = probe.cpuSeconds(proxyPids);
     enginesCpu0 = probe.cpuSeconds(enginePids);
     selfCpu0 = probe.cpuSeconds(List.of(SELF));
@@ -80,15 +87,22 @@ final class Accounting implements Phases {
     proxyCpu1 = probe.cpuSeconds(proxyPids);
     enginesCpu1 = probe.cpuSeconds(enginePids);
     selfCpu1 = probe.cpuSeconds(List.of(SELF));
+    noise = others.close();
   }
 
-  ArmLevel result(Arm arm, double level, RunResult run) {
+  /** Other tenants' CPU over the window; null before it closed. */
+  OtherTenants.@Nullable Reading noise() {
+    return noise;
+  }
+
+  ArmLevel result(Arm arm, double level, String engineStyle, RunResult run) {
     Histogram ttft = run.stats().ttftUs();
     Histogram itl = run.stats().itlUs();
     double proxyCpu = proxyCpu1 - proxyCpu0;
     long completed = run.stats().completed();
     long tokens = run.stats().tokens();
-    return new ArmLevel(arm.label(), level, run.windowSeconds(), completed, tokens,
+    OtherTenants.Reading n = noise;
+    return new ArmLevel(arm.label(), level, engineStyle, run.windowSeconds(), completed, tokens,
         run.requestsPerSecond(), run.tokensPerSecond(),
         pct(ttft, 50), pct(ttft, 99), pct(itl, 50), pct(itl, 99),
         proxyCpu,
@@ -98,7 +112,9 @@ final class Accounting implements Phases {
         heapUsedMax < 0 ? -1 : heapUsedMax / 1048576.0,
         heapCommitted < 0 ? -1 : heapCommitted / 1048576.0,
         enginesCpu1 - enginesCpu0, selfCpu1 - selfCpu0,
-        run.stats().errors(), run.stats().errorKinds(), run.stats().firstError());
+        run.stats().errors(), run.stats().errorKinds(), run.stats().firstError(),
+        n == null ? Double.NaN : n.otherCores(), n != null && n.noisy(), n == null ? "" : n.describeTop(),
+        n == null ? Double.NaN : n.softirqCores(), n == null ? Double.NaN : n.stealCores());
   }
 
   private static double pct(Histogram h, double p) {

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import narwhal.bench.cpu.Pinning;
 import narwhal.bench.fleet.SimSettings;
 import narwhal.bench.load.Arm;
 import narwhal.bench.load.Generator;
@@ -64,7 +65,9 @@ final class CeilingCommand {
     Stack.Settings settings = new Stack.Settings(f.getInt("prefill-engines", 2), f.getInt("decode-engines", 2), sim,
         Flags.words(f.get("engine-java-opts", "-Xms256m -Xmx1g")), routerOpts, streams + 1000, true, false, "nginx",
         "auto", 19_000, Path.of(f.get("repo", ".")),
-        f.has("router-jar") ? Path.of(f.get("router-jar", "")) : null, dir);
+        f.has("router-jar") ? Path.of(f.get("router-jar", "")) : null, dir,
+        // The ceiling measures memory per stream, not latency: every process may use every core.
+        Pinning.unpinned(Pinning.allowedCpus(), "the ceiling is not pinned"));
     ProcessProbe probe = ProcessProbe.system();
     MachineInfo machine = MachineInfo.detect("", env.openFilesLimit());
     Stack.log("ceiling: " + streams + " streams of " + outputTokens + " tokens every " + sim.itlMs() + " ms ("

@@ -92,6 +92,24 @@ final class Flags {
     return out;
   }
 
+  /** As {@link #getNumbers}, but an empty value (e.g. {@code --close-levels ""}) is no numbers. */
+  List<Double> getNumbersOrNone(String name, String fallback) {
+    return get(name, fallback).isBlank() ? List.of() : getNumbers(name, fallback);
+  }
+
+  /** {@code on} or {@code off}. */
+  boolean getSwitch(String name, boolean fallback) {
+    String v = values.get(name);
+    if (v == null) {
+      return fallback;
+    }
+    return switch (v.trim()) {
+      case "on" -> true;
+      case "off" -> false;
+      default -> throw new IllegalArgumentException("--" + name + " must be on or off, got '" + v + "'");
+    };
+  }
+
   static List<String> words(String s) {
     List<String> out = new ArrayList<>();
     for (String w : s.trim().split("\\s+")) {

@@ -3,6 +3,7 @@ package narwhal.bench;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import narwhal.bench.cpu.Pinning;
 import narwhal.bench.fleet.EngineProcesses;
 import narwhal.bench.fleet.FleetFile;
 import narwhal.bench.fleet.ManagedProcess;
@@ -35,14 +36,15 @@ final class Stack implements AutoCloseable {
     this.targets = targets;
   }
 
+  /** @param pinning which CPUs the proxies (router, nginx) and the engines run on */
   record Settings(int prefillEngines, int decodeEngines, SimSettings sim, List<String> engineJvmOptions,
       String routerJavaOptions, int routerMaxConnections, boolean withRouter, boolean withNginx, String nginx,
-      String nginxWorkers, int nginxOpenFiles, Path repo, @Nullable Path routerJar, Path dir) {}
+      String nginxWorkers, int nginxOpenFiles, Path repo, @Nullable Path routerJar, Path dir, Pinning pinning) {}
 
   static Stack start(Settings s, String java, String classpath) {
     Path logs = s.dir().resolve("logs");
     EngineProcesses engines = EngineProcesses.start(s.prefillEngines(), s.decodeEngines(), s.sim(), java, classpath,
-        s.engineJvmOptions(), logs);
+        s.engineJvmOptions(), s.pinning().othersCommandPrefix(), logs);
     ManagedProcess router = null;
     ManagedProcess nginx = null;
     try {
@@ -53,7 +55,7 @@ final class Stack implements AutoCloseable {
             engines.decodeTargets(), s.routerMaxConnections());
         log("starting the router (narwhal serve, JVM options " + s.routerJavaOptions() + ") on " + port);
         router = RouterProcess.start(s.repo(), s.routerJar(), java, fleet, port, s.routerJavaOptions(),
-            logs.resolve("router.log"));
+            s.pinning().proxyCommandPrefix(), logs.resolve("router.log"));
         routerTarget = new HttpTarget("127.0.0.1", port);
       }
       HttpTarget nginxTarget = null;
@@ -61,7 +63,7 @@ final class Stack implements AutoCloseable {
         int port = Ports.free();
         log("starting nginx on " + port);
         nginx = NginxProcess.start(s.nginx(), s.dir().resolve("nginx"), port, engines.decodeTargets(),
-            s.nginxWorkers(), s.nginxOpenFiles());
+            s.nginxWorkers(), s.nginxOpenFiles(), s.pinning().proxyCommandPrefix());
         nginxTarget = new HttpTarget("127.0.0.1", port);
       }
       Stack stack = new Stack(engines, router, nginx,
@@ -85,6 +87,18 @@ final class Stack implements AutoCloseable {
       case NARWHAL -> List.of(require(router).pid());
       case NGINX -> new ArrayList<>(probe.withChildren(require(nginx).pid()));
     };
+  }
+
+  /** Every process the run started (engines, router, nginx master and workers); not the harness. */
+  List<Long> startedPids(ProcessProbe probe) {
+    List<Long> pids = new ArrayList<>(engines.pids());
+    if (router != null) {
+      pids.add(router.pid());
+    }
+    if (nginx != null) {
+      pids.addAll(probe.withChildren(nginx.pid()));
+    }
+    return pids;
   }
 
   private static ManagedProcess require(@Nullable ManagedProcess p) {

@@ -20,6 +20,10 @@ import java.util.List;
  *       {"faults":["spec", ...]}} or {@code "spec"}; counts start afresh
  *   <li>{@code DELETE /admin/faults}: remove every fault
  *   <li>{@code GET /admin/stats}: the {@link SimStats} counters as JSON
+ *   <li>{@code GET /admin/framing}: {@code {"stream_framing":"chunked"}} (or {@code "close"})
+ *   <li>{@code POST /admin/framing}: switch how streamed responses are framed from the next one
+ *       on; body {@code "close"} or {@code {"stream_framing":"close"}} (or {@code chunked}); the
+ *       answer is the GET's; anything else is a 400 with an OpenAI-style error envelope
  * </ul>
  */
 final class AdminEndpoints {
@@ -42,6 +46,39 @@ final class AdminEndpoints {
     ObjectNode body = Json.object();
     engine.faults().plan().specs().forEach(body.putArray("faults")::add);
     return HttpResponses.json(alloc, 200, body);
+  }
+
+  static FullHttpResponse framing(
+      ByteBufAllocator alloc, EngineState engine, HttpMethod method, FullHttpRequest request) {
+    if (method.equals(HttpMethod.POST)) {
+      try {
+        engine.setStreamFraming(framingFrom(request.content().toString(StandardCharsets.UTF_8)));
+      } catch (IllegalArgumentException e) {
+        return HttpResponses.json(alloc, 400, ErrorBodies.envelope(400, e.getMessage(), "stream_framing"));
+      }
+    } else if (!method.equals(HttpMethod.GET)) {
+      ObjectNode detail = Json.object().put("detail", "Method Not Allowed");
+      return HttpResponses.json(alloc, 405, detail);
+    }
+    return HttpResponses.json(alloc, 200, Json.object().put("stream_framing", engine.streamFraming().wireName()));
+  }
+
+  /** {@code "close"} or {@code {"stream_framing": "close"}}, as for the faults' body shapes. */
+  private static StreamFraming framingFrom(String text) {
+    JsonNode node;
+    try {
+      node = Json.MAPPER.readTree(text);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("body is not JSON: " + e.getOriginalMessage(), e);
+    }
+    if (node != null && node.isObject()) {
+      node = node.get("stream_framing");
+    }
+    if (node == null || !node.isTextual()) {
+      throw new IllegalArgumentException(
+          "expected \"chunked\", \"close\" or {\"stream_framing\": \"chunked\" | \"close\"}");
+    }
+    return StreamFraming.parse(node.textValue());
   }
 
   static FullHttpResponse stats(ByteBufAllocator alloc, SimStats stats) {

@@ -18,6 +18,8 @@ final class EngineState {
   /** The bound HTTP port, known once listening; the bootstrap port defaults to it. */
   private volatile int httpPort;
   private volatile ActiveFaults faults;
+  /** Read once per streamed response, at its start: a switch never reframes a response mid-way. */
+  private volatile StreamFraming streamFraming;
 
   EngineState(SimOptions options) {
     this.options = options;
@@ -26,6 +28,15 @@ final class EngineState {
     this.received = new ReceivedLog<>(options.maxRecordedRequests());
     this.prefillResponses = new ReceivedLog<>(options.maxRecordedRequests());
     this.faults = new ActiveFaults(options.faults());
+    this.streamFraming = options.streamFraming();
+  }
+
+  StreamFraming streamFraming() {
+    return streamFraming;
+  }
+
+  void setStreamFraming(StreamFraming framing) {
+    streamFraming = framing;
   }
 
   ActiveFaults faults() {

@@ -30,9 +30,12 @@ import org.jspecify.annotations.Nullable;
  */
 final class Generation {
 
-  /** Told when the response's last byte has been handed to the channel. */
+  /**
+   * Told when the response's last byte has been handed to the channel, and whether the
+   * connection stays open for the next request (false: close it once that write is done).
+   */
   interface Completion {
-    void responseComplete(ChannelFuture lastWrite);
+    void responseComplete(ChannelFuture lastWrite, boolean keepAlive);
   }
 
   private final ChannelHandlerContext ctx;
@@ -40,6 +43,11 @@ final class Generation {
   private final SimRequest request;
   private final RequestFaults faults;
   private final boolean keepAlive;
+  /**
+   * A streamed response's framing, fixed when it starts. Close-delimited: the body ends when the
+   * connection does, so the connection cannot outlive the response.
+   */
+  private final StreamFraming framing;
   private final Completion completion;
   private final ResponseShapes shapes;
   private final TokenSequence tokens;
@@ -78,6 +86,7 @@ final class Generation {
     this.request = request;
     this.faults = faults;
     this.keepAlive = keepAlive;
+    this.framing = engine.streamFraming();
     this.completion = completion;
     String id = request.endpoint().idPrefix() + request.idBase();
     this.responseId = id;
@@ -96,8 +105,10 @@ final class Generation {
   void start() {
     engine.stats.responseStarted(request.stream(), request.promptTokens(), kvBlocks);
     if (request.stream()) {
-      HttpResponse head = HttpResponses.chunkedHead(HttpResponses.EVENT_STREAM);
-      HttpUtil.setKeepAlive(head, keepAlive);
+      HttpResponse head = framing == StreamFraming.CLOSE
+          ? HttpResponses.closeDelimitedHead(HttpResponses.EVENT_STREAM)
+          : HttpResponses.chunkedHead(HttpResponses.EVENT_STREAM);
+      HttpUtil.setKeepAlive(head, keepConnection());
       ctx.writeAndFlush(head);
     }
     if (request.bootstrapPrefill()) {
@@ -398,7 +409,7 @@ final class Generation {
     if (!request.stream()) {
       // Nothing was committed yet: send a 200 whose JSON body is empty.
       HttpResponse head = HttpResponses.chunkedHead("application/json");
-      HttpUtil.setKeepAlive(head, keepAlive);
+      HttpUtil.setKeepAlive(head, keepConnection());
       ctx.write(head);
     }
     endResponse(null);
@@ -441,16 +452,25 @@ final class Generation {
     }
     FullHttpResponse response =
         HttpResponses.json(ctx.alloc(), status, body);
-    HttpUtil.setKeepAlive(response, keepAlive);
-    completion.responseComplete(ctx.writeAndFlush(response));
+    HttpUtil.setKeepAlive(response, keepConnection());
+    completion.responseComplete(ctx.writeAndFlush(response), keepConnection());
   }
 
-  /** Ends a chunked response (the head is already written) with the terminal empty chunk. */
+  /**
+   * Ends a response whose head is already written: a chunked body with its terminal empty chunk;
+   * a close-delimited one (the encoder writes nothing for the empty last part) by the close that
+   * {@link #keepConnection()} being false makes the handler do once the bytes before it are out.
+   */
   private void endResponse(@Nullable String reason) {
     if (!end(false, reason)) {
       return;
     }
-    completion.responseComplete(ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT));
+    completion.responseComplete(ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT), keepConnection());
+  }
+
+  /** Whether the connection serves another request after this response. */
+  private boolean keepConnection() {
+    return keepAlive && !(request.stream() && framing == StreamFraming.CLOSE);
   }
 
   private void writeEvent(ObjectNode event) {

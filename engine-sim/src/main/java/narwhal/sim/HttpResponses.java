@@ -58,6 +58,18 @@ final class HttpResponses {
     return response;
   }
 
+  /**
+   * Response headers of a close-delimited body: no {@code Content-Length}, no {@code
+   * Transfer-Encoding}, {@code Connection: close}; the body is every byte until the server closes
+   * the connection. Netty's encoder passes the parts after such a head through unframed.
+   */
+  static HttpResponse closeDelimitedHead(String contentType) {
+    HttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+    response.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);
+    response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+    return response;
+  }
+
   /** One SSE event: {@code data: <json>\n\n}. */
   static ByteBuf sseEvent(ByteBufAllocator alloc, JsonNode body) {
     ByteBuf buf = alloc.buffer(256);

@@ -15,7 +15,8 @@ public final class SimCli {
           "--port", "--host", "--engine-id", "--model", "--seed", "--max-tokens", "--prefill-ms",
           "--prefill-ms-per-token", "--kv-ms-per-token", "--itl-ms", "--load-factor", "--kv-host",
           "--kv-port", "--tp-size", "--max-model-len", "--io-threads", "--fault", "--attest",
-          "--dialect", "--bootstrap-port", "--kv-wait-ms", "--kv-extra-field", "--api-key");
+          "--dialect", "--bootstrap-port", "--kv-wait-ms", "--kv-extra-field", "--api-key",
+          "--stream-framing");
 
   private SimCli() {}
 
@@ -45,6 +46,10 @@ public final class SimCli {
         "  --kv-wait-ms N            sglang: longest wait for the other leg's KV (default 30000)",
         "  --api-key KEY             like vLLM's --api-key: /v1/* requests without",
         "                            'Authorization: Bearer KEY' get 401 (default: none)",
+        "  --stream-framing F        how streamed responses are framed: chunked (Transfer-Encoding:",
+        "                            chunked, keep-alive) or close (no length, Connection: close, the",
+        "                            engine closes after the last byte); default chunked; switch at",
+        "                            run time with POST /admin/framing",
         "  --fault SPEC              engine fault, repeatable (e.g. status=503,count=2)",
         "  --attest KEY=VALUE        attestation field, repeatable (e.g. vllm_version=0.10.2;",
         "                            VALUE is JSON when it parses, else text; KEY= drops the field)",
@@ -162,6 +167,13 @@ public final class SimCli {
         break;
       case "--api-key":
         builder.apiKey(value);
+        break;
+      case "--stream-framing":
+        try {
+          builder.streamFraming(StreamFraming.parse(value));
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException("--stream-framing: " + e.getMessage(), e);
+        }
         break;
       case "--fault":
         try {

@@ -177,6 +177,19 @@ public final class SimEngine implements AutoCloseable {
     return state.faults().plan();
   }
 
+  /**
+   * Switches how streamed responses are framed from the next one on (responses under way keep
+   * theirs); the same as {@code POST /admin/framing}.
+   */
+  public void setStreamFraming(StreamFraming framing) {
+    state.setStreamFraming(requireNonNull(framing, "framing"));
+  }
+
+  /** How the next streamed response will be framed. */
+  public StreamFraming streamFraming() {
+    return state.streamFraming();
+  }
+
   public SimStats stats() {
     return state.stats;
   }

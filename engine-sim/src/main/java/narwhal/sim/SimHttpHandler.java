@@ -176,6 +176,9 @@ final class SimHttpHandler extends ChannelInboundHandlerAdapter {
       case "/admin/faults":
         send(ctx, AdminEndpoints.faults(ctx.alloc(), engine, method, request), keepAlive);
         break;
+      case "/admin/framing":
+        send(ctx, AdminEndpoints.framing(ctx.alloc(), engine, method, request), keepAlive);
+        break;
       case "/admin/stats":
         if (requireMethod(ctx, method, HttpMethod.GET, keepAlive)) {
           send(ctx, AdminEndpoints.stats(ctx.alloc(), engine.stats), keepAlive);
@@ -262,7 +265,7 @@ final class SimHttpHandler extends ChannelInboundHandlerAdapter {
     }
     Generation started =
         new Generation(
-            ctx, engine, request, faults, keepAlive, last -> responseComplete(ctx, last, keepAlive));
+            ctx, engine, request, faults, keepAlive, (last, keep) -> responseComplete(ctx, last, keep));
     generation = started;
     started.start();
   }

@@ -51,6 +51,8 @@ import org.jspecify.annotations.Nullable;
  *     {@code Authorization: Bearer <apiKey>} gets 401 {@code {"error":"Unauthorized"}}; {@code
  *     /health}, {@code /metrics}, the attestation document and {@code /admin/} stay open. Null for
  *     none
+ * @param streamFraming how streamed responses are framed at start ({@code POST /admin/framing} and
+ *     {@link SimEngine#setStreamFraming} switch it at run time): chunked, or close-delimited
  */
 public record SimOptions(
     String host,
@@ -77,7 +79,8 @@ public record SimOptions(
     int bootstrapPort,
     long kvWaitMillis,
     Map<String, JsonNode> kvExtraFields,
-    @Nullable String apiKey) {
+    @Nullable String apiKey,
+    StreamFraming streamFraming) {
 
   public SimOptions {
     requireNonNull(host, "host");
@@ -106,6 +109,7 @@ public record SimOptions(
     check(kvWaitMillis >= 1, "kvWaitMillis must be at least 1, got " + kvWaitMillis);
     kvExtraFields = freezeFields(requireNonNull(kvExtraFields, "kvExtraFields"));
     check(apiKey == null || !apiKey.isEmpty(), "apiKey must not be empty (null for none)");
+    requireNonNull(streamFraming, "streamFraming");
   }
 
   private static Map<String, JsonNode> freezeFields(Map<String, JsonNode> fields) {
@@ -150,7 +154,8 @@ public record SimOptions(
         .bootstrapPort(bootstrapPort)
         .kvWaitMillis(kvWaitMillis)
         .kvExtraFields(kvExtraFields)
-        .apiKey(apiKey);
+        .apiKey(apiKey)
+        .streamFraming(streamFraming);
   }
 
   private static void check(boolean condition, String message) {
@@ -191,6 +196,7 @@ public record SimOptions(
     private final Map<String, @Nullable Object> attestOverrides = new LinkedHashMap<>();
     private final Map<String, JsonNode> kvExtraFields = new LinkedHashMap<>();
     private @Nullable String apiKey;
+    private StreamFraming streamFraming = StreamFraming.CHUNKED;
 
     /** Marks a field {@link #withoutAttest} removed from the document. */
     private static final Object DROPPED = new Object();
@@ -366,6 +372,12 @@ public record SimOptions(
       return this;
     }
 
+    /** How streamed responses are framed (default {@link StreamFraming#CHUNKED}). */
+    public Builder streamFraming(StreamFraming streamFraming) {
+      this.streamFraming = streamFraming;
+      return this;
+    }
+
     /** Builds the options; throws {@link IllegalArgumentException} on an out-of-range value. */
     public SimOptions build() {
       String id = engineId != null ? engineId : UUID.randomUUID().toString();
@@ -403,7 +415,8 @@ public record SimOptions(
           bootstrapPort,
           kvWaitMillis,
           kvExtraFields,
-          apiKey);
+          apiKey,
+          streamFraming);
     }
   }
 }

@@ -25,6 +25,10 @@ final class RawSse implements Closeable {
   private int status;
   private final Map<String, String> headers = new LinkedHashMap<>();
   private boolean bodyEnded;
+  /** No Content-Length and no Transfer-Encoding: the body is everything until the server closes. */
+  private boolean closeDelimited;
+  /** Raw body bytes not yet decoded (a read may end inside a multi-byte character). */
+  private final ByteArrayOutputStream rawPending = new ByteArrayOutputStream();
 
   private RawSse(Socket socket) throws IOException {
     this.socket = socket;
@@ -71,6 +75,7 @@ final class RawSse implements Closeable {
       int colon = line.indexOf(':');
       headers.put(line.substring(0, colon).trim().toLowerCase(Locale.ROOT), line.substring(colon + 1).trim());
     }
+    closeDelimited = !headers.containsKey("transfer-encoding") && !headers.containsKey("content-length");
     return this;
   }
 
@@ -83,7 +88,8 @@ final class RawSse implements Closeable {
   }
 
   /**
-   * The payload of the next {@code data: } event, or null once the chunked body has ended. Throws
+   * The payload of the next {@code data: } event, or null once the body has ended (the terminal
+   * chunk, or the server's close for a close-delimited body). Throws
    * {@link java.net.SocketTimeoutException} when nothing arrives in time.
    */
   @Nullable String nextData() throws IOException {
@@ -115,8 +121,47 @@ final class RawSse implements Closeable {
         }
         return null;
       }
-      readChunk();
+      if (closeDelimited) {
+        readUntilClose();
+      } else {
+        readChunk();
+      }
     }
+  }
+
+  /** The rest of a close-delimited body exactly as sent, once the server has closed. */
+  String readToClose() throws IOException {
+    if (!closeDelimited) {
+      throw new AssertionError("not a close-delimited body: " + headers);
+    }
+    while (!bodyEnded) {
+      readUntilClose();
+    }
+    String rest = pending.toString();
+    pending.setLength(0);
+    return rest;
+  }
+
+  /** Whatever arrives next of a close-delimited body; end of stream ends the body. */
+  private void readUntilClose() throws IOException {
+    byte[] buf = new byte[4096];
+    int n = in.read(buf);
+    if (n < 0) {
+      bodyEnded = true;
+      n = 0;
+    }
+    rawPending.write(buf, 0, n);
+    byte[] bytes = rawPending.toByteArray();
+    int complete = bytes.length;
+    if (!bodyEnded) {
+      // Decode up to the last line end only: a read may stop inside a multi-byte character.
+      while (complete > 0 && bytes[complete - 1] != '\n') {
+        complete--;
+      }
+    }
+    pending.append(new String(bytes, 0, complete, StandardCharsets.UTF_8));
+    rawPending.reset();
+    rawPending.write(bytes, complete, bytes.length - complete);
   }
 
   private void readChunk() throws IOException {

@@ -65,6 +65,18 @@ class SimCliTest {
   }
 
   @Test
+  void streamFraming_flag() {
+    assertThat(SimCli.parse(new String[] {"--stream-framing", "close"}).streamFraming())
+        .isEqualTo(StreamFraming.CLOSE);
+    assertThat(SimCli.parse(new String[] {"--stream-framing=chunked"}).streamFraming())
+        .isEqualTo(StreamFraming.CHUNKED);
+    assertThat(SimCli.parse(new String[0]).streamFraming()).isEqualTo(StreamFraming.CHUNKED);
+    assertThatThrownBy(() -> SimCli.parse(new String[] {"--stream-framing", "identity"}))
+        .hasMessageContaining("--stream-framing: stream framing must be chunked or close, got 'identity'");
+    assertThat(SimCli.usage()).contains("--stream-framing");
+  }
+
+  @Test
   void defaults() {
     SimOptions options = SimCli.parse(new String[0]);
 

@@ -1,5 +1,11 @@
 package narwhal.bench.fleet;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,15 +26,18 @@ public final class EngineProcesses implements AutoCloseable {
 
   private EngineProcesses() {}
 
+  /**
+   * @param cpuPrefix what to run each engine's command under ({@code taskset -c CPUS}), or nothing
+   */
   public static EngineProcesses start(int prefillCount, int decodeCount, SimSettings sim, String java,
-      String classpath, List<String> jvmOptions, Path logs) {
+      String classpath, List<String> jvmOptions, List<String> cpuPrefix, Path logs) {
     EngineProcesses engines = new EngineProcesses();
     try {
       for (int i = 0; i < prefillCount + decodeCount; i++) {
         boolean isPrefill = i < prefillCount;
         String iid = isPrefill ? "p" + i : "d" + (i - prefillCount);
         int port = Ports.free();
-        List<String> cmd = new ArrayList<>();
+        List<String> cmd = new ArrayList<>(cpuPrefix);
         cmd.add(java);
         cmd.addAll(jvmOptions);
         cmd.addAll(List.of("-cp", classpath, "narwhal.sim.SimCli", "--port=" + port, "--engine-id=sim-" + iid));
@@ -66,6 +75,32 @@ public final class EngineProcesses implements AutoCloseable {
     List<ManagedProcess> all = new ArrayList<>(prefill);
     all.addAll(decode);
     return all;
+  }
+
+  /**
+   * Switches how every engine frames its streamed responses from the next one on ({@code POST
+   * /admin/framing}), and checks each one says it did.
+   */
+  public void setStreamFraming(String framing) {
+    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    List<HttpTarget> targets = new ArrayList<>(prefillTargets);
+    targets.addAll(decodeTargets);
+    for (HttpTarget t : targets) {
+      String url = t.url() + "/admin/framing";
+      try {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
+            .POST(HttpRequest.BodyPublishers.ofString("\"" + framing + "\"")).build(),
+            HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200 || !r.body().contains("\"" + framing + "\"")) {
+          throw new IllegalStateException("POST " + url + " answered " + r.statusCode() + " " + r.body());
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("POST " + url, e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted", e);
+      }
+    }
   }
 
   public List<Long> pids() {

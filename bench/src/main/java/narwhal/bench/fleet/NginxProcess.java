@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import narwhal.bench.load.HttpTarget;
@@ -14,8 +15,12 @@ public final class NginxProcess {
 
   private NginxProcess() {}
 
+  /**
+   * @param cpuPrefix what to run nginx under ({@code taskset -c CPU}), or nothing; its workers
+   *     inherit the master's placement
+   */
   public static ManagedProcess start(String nginx, Path dir, int port, List<HttpTarget> decode, String workers,
-      int openFiles) {
+      int openFiles, List<String> cpuPrefix) {
     try {
       Files.createDirectories(dir.resolve("tmp"));
       for (String t : List.of("body", "proxy", "fastcgi", "uwsgi", "scgi")) {
@@ -23,10 +28,10 @@ public final class NginxProcess {
       }
       Path conf = dir.resolve("nginx.conf");
       Files.writeString(conf, NginxConfig.render(dir, port, decode, workers, openFiles));
-      ManagedProcess p = ManagedProcess.start("nginx",
-          List.of(nginx, "-p", dir.toAbsolutePath().toString(), "-c", conf.toAbsolutePath().toString(),
-              "-e", dir.resolve("error.log").toAbsolutePath().toString()),
-          Map.of(), dir.resolve("nginx.out"));
+      List<String> cmd = new ArrayList<>(cpuPrefix);
+      cmd.addAll(List.of(nginx, "-p", dir.toAbsolutePath().toString(), "-c", conf.toAbsolutePath().toString(),
+          "-e", dir.resolve("error.log").toAbsolutePath().toString()));
+      ManagedProcess p = ManagedProcess.start("nginx", cmd, Map.of(), dir.resolve("nginx.out"));
       try {
         p.awaitPort(port, Duration.ofSeconds(20));
       } catch (RuntimeException e) {

@@ -19,9 +19,13 @@ public final class RouterProcess {
 
   private RouterProcess() {}
 
+  /**
+   * @param cpuPrefix what to run the router under ({@code taskset -c CPU}), or nothing; the JVM
+   *     and every thread it starts inherit the placement
+   */
   public static ManagedProcess start(Path repo, @Nullable Path routerJar, String java, Path fleetFile, int port,
-      String javaOptions, Path log) {
-    List<String> cmd = new ArrayList<>();
+      String javaOptions, List<String> cpuPrefix, Path log) {
+    List<String> cmd = new ArrayList<>(cpuPrefix);
     if (routerJar != null) {
       cmd.add(java);
       cmd.addAll(List.of(javaOptions.trim().isEmpty() ? new String[0] : javaOptions.trim().split("\\s+")));

@@ -13,6 +13,12 @@ import org.jspecify.annotations.Nullable;
  * The last handler of a pooled client connection: hands the response of the one request in flight
  * to its {@link ResponseHandler}, then gives the connection back to its pool when the response
  * allows keep-alive. Runs on the connection's event loop only.
+ *
+ * <p>A close-delimited body (no {@code Content-Length}, no chunking, the server closes after the
+ * last byte) ends cleanly: when the connection closes, Netty's decoder emits the response's
+ * {@link LastHttpContent} before {@link #channelInactive} runs, so the response completes (not
+ * an error) and, being {@code Connection: close} or already closed, the connection is never
+ * pooled again.
  */
 final class ClientHandler extends ChannelInboundHandlerAdapter {
 

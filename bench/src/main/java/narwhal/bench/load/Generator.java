@@ -87,6 +87,7 @@ public final class Generator implements AutoCloseable {
   private RunResult drive(List<LoopRuntime> rts, Window window, LoadShape shape, Phases phases, Stop stop,
       IntSupplier inFlight, int peakInFlight) {
     sleep(shape.ramp().plus(shape.warmup()));
+    phases.windowOpening();
     window.open(System.nanoTime());
     phases.windowOpened();
     long end = System.nanoTime() + shape.measure().toNanos();

@@ -6,9 +6,11 @@ package narwhal.bench.proc;
  *
  * @param utimeTicks user CPU time of all threads, in clock ticks
  * @param stimeTicks system CPU time of all threads, in clock ticks
+ * @param childTicks user + system CPU time of its children that have ended and been waited for
+ *     ({@code cutime + cstime}), in clock ticks
  */
 public record ProcStat(int pid, String comm, char state, int ppid, long utimeTicks, long stimeTicks,
-    int threads) {
+    long childTicks, int threads) {
 
   public static ProcStat parse(String line) {
     int open = line.indexOf('(');
@@ -25,7 +27,7 @@ public record ProcStat(int pid, String comm, char state, int ppid, long utimeTic
       throw new IllegalArgumentException("too few fields in /proc/<pid>/stat line: " + line);
     }
     return new ProcStat(pid, comm, f[0].charAt(0), Integer.parseInt(f[1]), Long.parseLong(f[11]),
-        Long.parseLong(f[12]), Integer.parseInt(f[17]));
+        Long.parseLong(f[12]), Long.parseLong(f[13]) + Long.parseLong(f[14]), Integer.parseInt(f[17]));
   }
 
   public long cpuTicks() {

@@ -5,7 +5,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 /**
@@ -45,6 +47,15 @@ public final class ProcessProbe {
     return (double) ticks / ticksPerSecond;
   }
 
+  /** The machine's CPU time by kind ({@code /proc/stat}), in clock ticks. */
+  public MachineCpu machineCpu() {
+    return MachineCpu.parse(read(proc.resolve("stat")));
+  }
+
+  public long ticksPerSecond() {
+    return ticksPerSecond;
+  }
+
   /** {@code pid} and the processes whose parent it is (found by scanning {@code /proc}). */
   public List<Long> withChildren(long pid) {
     List<Long> all = new ArrayList<>();
@@ -60,6 +71,29 @@ public final class ProcessProbe {
               }
             } catch (UncheckedIOException | IllegalArgumentException e) {
               // The process ended while we looked: it is nobody's child any more.
+            }
+          });
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return all;
+  }
+
+  /**
+   * Every process's {@code /proc/<pid>/stat} right now (kernel threads included), by pid; one
+   * that ends while being read is left out.
+   */
+  public Map<Long, ProcStat> allStats() {
+    Map<Long, ProcStat> all = new HashMap<>();
+    try (Stream<Path> entries = Files.list(proc)) {
+      entries.map(p -> p.getFileName().toString())
+          .filter(name -> name.chars().allMatch(Character::isDigit))
+          .forEach(name -> {
+            try {
+              ProcStat s = ProcStat.parse(read(proc.resolve(name + "/stat")));
+              all.put((long) s.pid(), s);
+            } catch (UncheckedIOException | IllegalArgumentException e) {
+              // ended while we looked
             }
           });
     } catch (IOException e) {

@@ -8,11 +8,20 @@ import java.util.Map;
  * direct), CPU over the measurement window.
  *
  * @param level concurrency (closed loop) or arrival rate per second (open loop)
+ * @param engineStyle how the engines framed their streams: {@code chunked} (keep-alive) or {@code
+ *     close} (close-delimited, a new connection per stream)
  * @param heapUsedMaxMb peak heap in use sampled over the window (router only; -1 when unknown)
+ * @param otherCpuCores CPU the machine spent on anything the run did not start, per second of
+ *     window (other tenants, daemons, the kernel's own threads)
+ * @param noisy whether {@code otherCpuCores} was above {@link #NOISY_CORES}
+ * @param otherTopProcesses the other processes that used the most, with their cores
+ * @param softirqCores software-interrupt time, whoever's, per second of window (diagnostic)
+ * @param stealCores time the hypervisor ran someone else on the VM's CPUs, per second of window
  */
 public record ArmLevel(
     String arm,
     double level,
+    String engineStyle,
     double windowSeconds,
     long completed,
     long tokens,
@@ -33,7 +42,17 @@ public record ArmLevel(
     double generatorCpuSeconds,
     long errors,
     Map<String, Long> errorKinds,
-    String firstError) {
+    String firstError,
+    double otherCpuCores,
+    boolean noisy,
+    String otherTopProcesses,
+    double softirqCores,
+    double stealCores) {
+
+  public static final String CHUNKED = "chunked";
+  public static final String CLOSE = "close";
+  /** Other tenants' CPU above this many cores makes a window noisy. */
+  public static final double NOISY_CORES = narwhal.bench.cpu.OtherTenants.NOISY_CORES;
 
   public boolean hasProxy() {
     return !arm.equals("direct");

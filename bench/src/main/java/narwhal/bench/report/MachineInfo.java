@@ -9,7 +9,7 @@ public record MachineInfo(String cpu, int cores, long memoryMb, String kernel, S
     int openFilesLimit) {
 
   public static MachineInfo detect(String nginxVersion, int openFilesLimit) {
-    return new MachineInfo(cpuModel(), Runtime.getRuntime().availableProcessors(), totalMemoryMb(),
+    return new MachineInfo(cpuModel(), onlineCpus(), totalMemoryMb(),
         read("/proc/sys/kernel/osrelease").trim(),
         System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version")
             + " (" + System.getProperty("java.vendor") + ")",
@@ -25,6 +25,15 @@ public record MachineInfo(String cpu, int cores, long memoryMb, String kernel, S
   public static String loadAverage() {
     String[] f = read("/proc/loadavg").trim().split("\\s+");
     return f.length >= 3 ? f[0] + " " + f[1] + " " + f[2] : "";
+  }
+
+  /**
+   * The machine's CPUs ({@code processor} entries of /proc/cpuinfo), not this JVM's share: a
+   * pinned harness sees only the CPUs it was given.
+   */
+  private static int onlineCpus() {
+    int n = (int) read("/proc/cpuinfo").lines().filter(l -> l.startsWith("processor")).count();
+    return n > 0 ? n : Runtime.getRuntime().availableProcessors();
   }
 
   private static String cpuModel() {

@@ -9,7 +9,8 @@ import java.util.Optional;
 
 /**
  * The results table: one row per level and arm, with Narwhal's added TTFT and inter-token latency
- * (narwhal minus direct at the same level) on the narwhal rows.
+ * (narwhal minus direct at the same level and engine stream style) on the narwhal rows, and how
+ * much CPU other tenants of the machine used during each window.
  */
 public final class MarkdownReport {
 
@@ -19,11 +20,12 @@ public final class MarkdownReport {
     StringBuilder b = new StringBuilder();
     b.append("| ").append(levelName).append(" | arm | req/s | tok/s | TTFT p50 | TTFT p99 | ITL p50 | ITL p99 ")
         .append("| added TTFT p50 / p99 | added ITL p50 / p99 | proxy CPU s / 1k req | proxy CPU s / 100k tok ")
-        .append("| proxy peak RSS MiB | router heap MiB (max used / committed) | errors |\n");
-    b.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        .append("| proxy peak RSS MiB | router heap MiB (max used / committed) | other CPU (cores) | errors |\n");
+    b.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (ArmLevel r : rows) {
       Optional<ArmLevel> direct = rows.stream()
-          .filter(d -> d.arm().equals("direct") && d.level() == r.level()).findFirst();
+          .filter(d -> d.arm().equals("direct") && d.level() == r.level() && d.engineStyle().equals(r.engineStyle()))
+          .findFirst();
       b.append("| ").append(level(r.level())).append(" | ").append(r.arm())
           .append(" | ").append(f(r.requestsPerSecond(), 1))
           .append(" | ").append(f(r.tokensPerSecond(), 0))
@@ -36,9 +38,40 @@ public final class MarkdownReport {
           .append(" | ").append(r.hasProxy() ? f(r.proxyPeakRssMb(), 0) : "–")
           .append(" | ").append(r.heapUsedMaxMb() >= 0
               ? f(r.heapUsedMaxMb(), 0) + " / " + f(r.heapCommittedMb(), 0) : "–")
+          .append(" | ").append(otherCpu(r))
           .append(" | ").append(r.errors()).append(" |\n");
     }
     return b.toString();
+  }
+
+  /** The rows whose engines framed their streams {@code style}, in order. */
+  public static List<ArmLevel> withStyle(List<ArmLevel> rows, String style) {
+    return rows.stream().filter(r -> r.engineStyle().equals(style)).toList();
+  }
+
+  /**
+   * One line naming every noisy window (other tenants above {@link ArmLevel#NOISY_CORES} of a
+   * core), or saying there was none.
+   */
+  public static String noisySummary(List<ArmLevel> rows, String levelName) {
+    List<String> noisy = new ArrayList<>();
+    for (ArmLevel r : rows) {
+      if (r.noisy()) {
+        noisy.add(level(r.level()) + " " + levelName + " " + r.arm() + " (" + r.engineStyle() + "): "
+            + f(r.otherCpuCores(), 2) + (r.otherTopProcesses().isEmpty() ? "" : " (" + r.otherTopProcesses() + ")"));
+      }
+    }
+    String head = "Noisy windows (other tenants used more than " + f(ArmLevel.NOISY_CORES, 2)
+        + " of a core): ";
+    return noisy.isEmpty()
+        ? head + "none of " + rows.size() + "."
+        : head + noisy.size() + " of " + rows.size() + " — " + String.join("; ", noisy)
+            + " cores. Read those rows with care.";
+  }
+
+  private static String otherCpu(ArmLevel r) {
+    String v = f(r.otherCpuCores(), 2);
+    return r.noisy() ? v + " ⚠ noisy" : v;
   }
 
   /** Router CPU per relayed token against nginx's, per level: the ratio target. */
@@ -71,7 +104,7 @@ public final class MarkdownReport {
     return signed(p50) + " / " + signed(p99);
   }
 
-  static String level(double level) {
+  public static String level(double level) {
     return level == Math.rint(level) ? Long.toString((long) level) : f(level, 1);
   }
 

@@ -38,7 +38,9 @@ class GeneratedConfigTest {
         .contains("server 127.0.0.1:9003;")
         .contains("listen 127.0.0.1:8080")
         .contains("worker_rlimit_nofile 19000;")
-        .contains("pid /tmp/x/nginx.pid;");
+        .contains("pid /tmp/x/nginx.pid;")
+        .contains("worker_processes auto;");
+    assertThat(NginxConfig.render(Path.of("/tmp/x"), 8080, DECODE, "1", 19000)).contains("worker_processes 1;");
   }
 
   @Test

@@ -14,6 +14,7 @@ import narwhal.config.FleetFileParser;
 import narwhal.server.RouterServer;
 import narwhal.sim.SimEngine;
 import narwhal.sim.SimOptions;
+import narwhal.sim.StreamFraming;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -72,6 +73,67 @@ class ClosedLoopEndToEndTest {
     }
     long pulls = engines.get(1).stats().kvPulls();
     assertThat(pulls).as("decode legs pulled KV from the prefill's descriptor").isPositive();
+  }
+
+  @Test
+  void closeDelimitedEngineStreams_directArm_readsToClose_neverReusesAClosedConnection_noErrors() {
+    engines.forEach(e -> e.setStreamFraming(StreamFraming.CLOSE));
+    SimEngine decode = engines.get(1);
+    Workload workload = new Workload("narwhal-sim", 16, 6, 8, 0);
+    LoadShape shape = LoadShape.of(Duration.ofMillis(20), Duration.ofMillis(100), Duration.ofMillis(600),
+        Duration.ofSeconds(20));
+    try (Generator generator = new Generator(2)) {
+      for (int level : new int[] {1, 4}) {
+        long connections = decode.stats().totalConnections();
+        long decodeLegs = decode.stats().kvPulls();
+        RunResult r = generator.closedLoop(Arm.DIRECT, workload, targets, level, shape, Phases.NONE);
+        assertThat(r.stats().errors()).as("at %d: %s", level, r.stats().firstError()).isZero();
+        assertThat(r.stats().completed()).isPositive();
+        assertThat(r.drained()).isTrue();
+        long legs = decode.stats().kvPulls() - decodeLegs;
+        assertThat(legs).isPositive();
+        assertThat(decode.stats().totalConnections() - connections)
+            .as("a new decode connection for each of %d close-delimited streams", legs).isEqualTo(legs);
+        assertThat(generator.openConnections()).isZero();
+      }
+    }
+  }
+
+  @Test
+  void phasesAroundTheWindow_runInOrder_onceEach() {
+    List<String> calls = new ArrayList<>();
+    Phases a = new Phases() {
+      @Override
+      public void windowOpening() {
+        calls.add("a:opening");
+      }
+
+      @Override
+      public void windowOpened() {
+        calls.add("a:opened");
+      }
+
+      @Override
+      public void windowClosed() {
+        calls.add("a:closed");
+      }
+    };
+    Phases b = new Phases() {
+      @Override
+      public void windowOpening() {
+        calls.add("b:opening");
+      }
+
+      @Override
+      public void windowClosed() {
+        calls.add("b:closed");
+      }
+    };
+    try (Generator generator = new Generator(1)) {
+      generator.closedLoop(Arm.DIRECT, new Workload("narwhal-sim", 4, 2, 2, 0), targets, 1,
+          LoadShape.of(Duration.ZERO, Duration.ZERO, Duration.ofMillis(100), Duration.ofSeconds(20)), a.andThen(b));
+    }
+    assertThat(calls).containsExactly("a:opening", "b:opening", "a:opened", "a:closed", "b:closed");
   }
 
   @Test

@@ -11,9 +11,15 @@ import org.junit.jupiter.api.io.TempDir;
 
 class MarkdownReportTest {
 
+  private static ArmLevel row(String arm, double level, String style, double ttft50, double ttft99, double cpuPerTok,
+      double otherCores) {
+    return new ArmLevel(arm, level, style, 10, 100, 6400, 10, 640, ttft50, ttft99, 20, 25, 1, 10, cpuPerTok, 100, 120,
+        arm.equals("narwhal") ? 40 : -1, arm.equals("narwhal") ? 1024 : -1, 2, 3, 0, Map.of(), "", otherCores,
+        otherCores > ArmLevel.NOISY_CORES, otherCores > 0.3 ? "java 0.30" : "", 0.01, 0);
+  }
+
   private static ArmLevel row(String arm, double level, double ttft50, double ttft99, double cpuPerTok) {
-    return new ArmLevel(arm, level, 10, 100, 6400, 10, 640, ttft50, ttft99, 20, 25, 1, 10, cpuPerTok, 100, 120,
-        arm.equals("narwhal") ? 40 : -1, arm.equals("narwhal") ? 1024 : -1, 2, 3, 0, Map.of(), "");
+    return row(arm, level, ArmLevel.CHUNKED, ttft50, ttft99, cpuPerTok, 0.02);
   }
 
   private final List<ArmLevel> rows = List.of(
@@ -28,6 +34,42 @@ class MarkdownReportTest {
     assertThat(table).contains("| 64 | narwhal |").contains("+0.25 / +1.50");
     assertThat(table.lines().filter(l -> l.startsWith("| 64 | direct")).findFirst().orElseThrow())
         .doesNotContain("+0.");
+  }
+
+  @Test
+  void table_everyRowHasAsManyCellsAsTheHeader() {
+    List<String> lines = MarkdownReport.table(rows, "streams").lines().toList();
+    long header = lines.get(0).chars().filter(c -> c == '|').count();
+    assertThat(lines).allSatisfy(l -> assertThat(l.chars().filter(c -> c == '|').count()).isEqualTo(header));
+    assertThat(lines.get(0)).contains("other CPU (cores)");
+  }
+
+  @Test
+  void addedLatency_comparesWithDirectAtTheSameLevelAndEngineStyle() {
+    List<ArmLevel> both = List.of(
+        row("direct", 64, ArmLevel.CHUNKED, 5.0, 9.0, Double.NaN, 0),
+        row("direct", 64, ArmLevel.CLOSE, 7.0, 12.0, Double.NaN, 0),
+        row("narwhal", 64, ArmLevel.CLOSE, 8.0, 15.0, 3.0, 0));
+    assertThat(MarkdownReport.table(both, "streams")).contains("+1.00 / +3.00").doesNotContain("+3.00 / +6.00");
+    assertThat(MarkdownReport.withStyle(both, ArmLevel.CLOSE)).hasSize(2)
+        .allSatisfy(r -> assertThat(r.engineStyle()).isEqualTo("close"));
+  }
+
+  @Test
+  void noisyWindows_areMarkedInTheTableAndListed() {
+    List<ArmLevel> noisy = List.of(
+        row("direct", 16, ArmLevel.CHUNKED, 5.0, 9.0, Double.NaN, 0.04),
+        row("narwhal", 16, ArmLevel.CHUNKED, 5.0, 9.0, 3.0, 0.35),
+        row("nginx", 64, ArmLevel.CLOSE, 5.0, 9.0, 2.0, 0.11));
+    String table = MarkdownReport.table(noisy, "streams");
+    assertThat(table).contains("| 0.04 |").contains("0.35 ⚠ noisy").contains("0.11 ⚠ noisy");
+    assertThat(table.lines().filter(l -> l.contains("⚠")).count()).isEqualTo(2);
+    assertThat(MarkdownReport.noisySummary(noisy, "streams"))
+        .contains("2 of 3")
+        .contains("16 streams narwhal (chunked): 0.35 (java 0.30)")
+        .contains("64 streams nginx (close): 0.11")
+        .doesNotContain("direct");
+    assertThat(MarkdownReport.noisySummary(rows, "streams")).contains("none of 3");
   }
 
   @Test
