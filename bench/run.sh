@@ -93,7 +93,7 @@ case "$mode" in
     run_bench sweep --repo "$repo" --router-jar "$work/narwhal-router.jar" --nginx "${nginx_bin:-nginx}" --command "$cmdline" \
       ${pin_flags[@]+"${pin_flags[@]}"} "$@" ;;
   smoke)
-    run_bench sweep --repo "$repo" --router-jar "$work/narwhal-router.jar" --nginx "${nginx_bin:-nginx}" --levels 4 --warm-s 1 --warmup-s 1 \
+    run_bench sweep --repo "$repo" --router-jar "$work/narwhal-router.jar" --nginx "${nginx_bin:-nginx}" --levels 4 --warm-s 1 --warm-streams 4 --warmup-s 1 \
       --measure-s 2 --output-tokens 16 --itl-ms 5 --close-levels 4 --close-warm-s 1 --out "${TMPDIR:-/tmp}/narwhal-bench-smoke" \
       --command "$cmdline" ${pin_flags[@]+"${pin_flags[@]}"} "$@" ;;
   profile)

@@ -58,7 +58,7 @@ public final class Bench {
         "                                             stream) and every arm runs these levels again ('' for none)",
         "           --close-warm-s 5                  unmeasured load per arm after that switch",
         "           --arms direct,narwhal,nginx       --prompt-words 128  --output-tokens 64  --itl-ms 20",
-        "           --warm-s 20  --warmup-s 3  --measure-s 10  --loops 2  --out bench/results",
+        "           --warm-s 60  --warm-streams 256  --warmup-s 3  --measure-s 10  --loops 2  --out bench/results",
         "           --router-java-opts '...'          default: the options in <repo>/bin/jvm.options, as bin/narwhal",
         "           --pin auto|on|off                 auto (default): the proxy under test (router JVM, nginx) runs",
         "                                             alone on one CPU, engines and load generator on the others;",

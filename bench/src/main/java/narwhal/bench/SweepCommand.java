@@ -52,7 +52,7 @@ final class SweepCommand {
       "itl-ms", "prefill-ms", "prefill-ms-per-token", "kv-ms-per-token", "prefill-engines", "decode-engines",
       "warmup-s", "measure-s", "ramp-s", "timeout-s", "loops", "router-java-opts", "engine-java-opts", "nginx",
       "nginx-workers", "repo", "out", "seed", "max-in-flight", "command", "warm-s", "router-jar", "pin", "proxy-cpu",
-      "cpus", "close-levels", "close-warm-s");
+      "cpus", "close-levels", "close-warm-s", "warm-streams");
 
   /** {@code bench profile}: the sweep's flags for one arm and level, plus the profiler's. */
   static final Set<String> PROFILE_FLAGS = profileFlags();
@@ -151,7 +151,7 @@ final class SweepCommand {
     try (Stack stack = Stack.start(settings, env.java(), env.classpath());
         Generator generator = new Generator(f.getInt("loops", 2))) {
       Runs runs = new Runs(stack, generator, probe, workload, open);
-      runs.warm(arms, f.getDouble("warm-s", 20), ArmLevel.CHUNKED);
+      runs.warm(arms, f.getDouble("warm-s", 60), ArmLevel.CHUNKED);
       if (profile) {
         profiler = RouterProfiler.create(env.java(), java.util.Objects.requireNonNull(stack.router, "router").pid(),
             dir, tool.equals("jfr"));
@@ -210,6 +210,7 @@ final class SweepCommand {
     private final Duration measure = Duration.ofMillis((long) (f.getDouble("measure-s", 10) * 1000));
     private final double maxRamp = f.getDouble("ramp-s", 2);
     private final Duration timeout = Duration.ofSeconds(f.getInt("timeout-s", 120));
+    private final int warmStreams = f.getInt("warm-streams", 256);
 
     Runs(Stack stack, Generator generator, ProcessProbe probe, Workload workload, boolean open) {
       this.stack = stack;
@@ -220,10 +221,13 @@ final class SweepCommand {
     }
 
     /**
-     * Unmeasured load on every arm: JIT-compiles router, engines, nginx paths and generator. 20 s
-     * by default, because on two shared cores C2 was still compiling the router's relay path well
-     * after 5 s, which billed compiler threads to the first levels' router CPU. Close-delimited
-     * streams take paths of their own (a connect per stream), so they get a warm-up too.
+     * Unmeasured load on every arm: JIT-compiles router, engines, nginx paths and generator. 60 s
+     * at 256 streams by default: with the router pinned to one core its compiler threads share
+     * that core with the event loop, and after 20 s at 32 streams (the old default) C2 still took
+     * a third of the router's CPU in the 256-stream window (bench/run.sh profile), billed as
+     * relay cost. Higher concurrency also takes the paths only load takes (pool growth, full
+     * socket buffers). Close-delimited streams take paths of their own (a connect per stream), so
+     * they get a warm-up too.
      */
     void warm(List<Arm> arms, double seconds, String style) {
       if (seconds <= 0) {
@@ -231,7 +235,7 @@ final class SweepCommand {
       }
       for (Arm arm : arms) {
         Stack.log("warming up " + arm.label() + " (" + style + " engine streams)");
-        RunResult r = generator.closedLoop(arm, workload, stack.targets, 32,
+        RunResult r = generator.closedLoop(arm, workload, stack.targets, warmStreams,
             LoadShape.of(Duration.ofMillis(200), Duration.ZERO, Duration.ofMillis((long) (seconds * 1000)), timeout),
             Phases.NONE);
         if (r.stats().errors() > 0) {
