@@ -56,7 +56,7 @@ public final class Bench {
         "           --close-levels 1,64               then the engines switch to close-delimited streams",
         "                                             (Connection: close, no length; a new engine connection per",
         "                                             stream) and every arm runs these levels again ('' for none)",
-        "           --close-warm-s 5                  unmeasured load per arm after that switch",
+        "           --close-warm-s 30                 unmeasured load per arm after each switch of style",
         "           --arms direct,narwhal,nginx       --prompt-words 128  --output-tokens 64  --itl-ms 20",
         "           --warm-s 60  --warm-streams 256  --warmup-s 3  --measure-s 10  --loops 2  --out bench/results",
         "           --router-java-opts '...'          default: the options in <repo>/bin/jvm.options, as bin/narwhal",

@@ -156,16 +156,17 @@ final class SweepCommand {
         profiler = RouterProfiler.create(env.java(), java.util.Objects.requireNonNull(stack.router, "router").pid(),
             dir, tool.equals("jfr"));
       }
-      // Close-delimited streams first, while the machine is fresh. Run after the 4,096-stream
-      // level, both proxies (nginx as much as the router) used 0.2-0.3 s of CPU per request at
-      // one close-style stream and added ~20 ms to its TTFT, while the direct arm, which also
-      // connects per decode, did not: the aftermath of that level's thousands of connections, not
-      // what a new user's one stream meets.
+      // Close-delimited streams first, each switch of style followed by a warm-up of its own: the
+      // other style takes code paths of its own (a connect and a close per stream; reading a body
+      // to the connection's end), and with only 5 s of them the pinned router's JIT was still
+      // compiling them in the first window after the switch — 0.2 s of CPU per request and
+      // ~20 ms of TTFT at one stream, in whichever style came second.
       if (!closeLevels.isEmpty()) {
+        double styleWarm = f.getDouble("close-warm-s", 30);
         Stack.log("switching the engines to close-delimited streams (POST /admin/framing \"close\")");
         stack.engines.setStreamFraming(ArmLevel.CLOSE);
         try {
-          runs.warm(arms, f.getDouble("close-warm-s", 5), ArmLevel.CLOSE);
+          runs.warm(arms, styleWarm, ArmLevel.CLOSE);
           for (double level : closeLevels) {
             for (Arm arm : arms) {
               rows.add(runs.measure(arm, level, ArmLevel.CLOSE, Phases.NONE));
@@ -174,6 +175,7 @@ final class SweepCommand {
         } finally {
           restoreChunked(stack);
         }
+        runs.warm(arms, styleWarm, ArmLevel.CHUNKED);
       }
       for (double level : levels) {
         for (Arm arm : arms) {
