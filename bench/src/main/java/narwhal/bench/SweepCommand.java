@@ -158,9 +158,7 @@ final class SweepCommand {
       }
       // Close-delimited streams first, each switch of style followed by a warm-up of its own: the
       // other style takes code paths of its own (a connect and a close per stream; reading a body
-      // to the connection's end), and with only 5 s of them the pinned router's JIT was still
-      // compiling them in the first window after the switch — 0.2 s of CPU per request and
-      // ~20 ms of TTFT at one stream, in whichever style came second.
+      // to the connection's end) that the JIT has to compile before a window is fair to either.
       if (!closeLevels.isEmpty()) {
         double styleWarm = f.getDouble("close-warm-s", 30);
         Stack.log("switching the engines to close-delimited streams (POST /admin/framing \"close\")");

@@ -65,15 +65,7 @@ final class AdminEndpoints {
 
   /** {@code "close"} or {@code {"stream_framing": "close"}}, as for the faults' body shapes. */
   private static StreamFraming framingFrom(String text) {
-    JsonNode node;
-    try {
-      node = Json.MAPPER.readTree(text);
-    } catch (JsonProcessingException e) {
-      throw new IllegalArgumentException("body is not JSON: " + e.getOriginalMessage(), e);
-    }
-    if (node != null && node.isObject()) {
-      node = node.get("stream_framing");
-    }
+    JsonNode node = bodyValue(text, "stream_framing");
     if (node == null || !node.isTextual()) {
       throw new IllegalArgumentException(
           "expected \"chunked\", \"close\" or {\"stream_framing\": \"chunked\" | \"close\"}");
@@ -98,16 +90,22 @@ final class AdminEndpoints {
     return HttpResponses.json(alloc, 200, body);
   }
 
-  private static List<String> specsFrom(String text) {
+  /**
+   * An admin body's value: the JSON itself, or its {@code field} member when it is an object (both
+   * endpoints take a bare value or the same value wrapped in an object).
+   */
+  private static JsonNode bodyValue(String text, String field) {
     JsonNode node;
     try {
       node = Json.MAPPER.readTree(text);
     } catch (JsonProcessingException e) {
       throw new IllegalArgumentException("body is not JSON: " + e.getOriginalMessage(), e);
     }
-    if (node != null && node.isObject()) {
-      node = node.get("faults");
-    }
+    return node != null && node.isObject() ? node.get(field) : node;
+  }
+
+  private static List<String> specsFrom(String text) {
+    JsonNode node = bodyValue(text, "faults");
     List<String> specs = new ArrayList<>();
     if (node != null && node.isTextual()) {
       specs.add(node.textValue());

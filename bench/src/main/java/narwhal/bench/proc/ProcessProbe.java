@@ -60,21 +60,10 @@ public final class ProcessProbe {
   public List<Long> withChildren(long pid) {
     List<Long> all = new ArrayList<>();
     all.add(pid);
-    try (Stream<Path> entries = Files.list(proc)) {
-      entries.map(p -> p.getFileName().toString())
-          .filter(name -> name.chars().allMatch(Character::isDigit))
-          .forEach(name -> {
-            try {
-              ProcStat s = ProcStat.parse(read(proc.resolve(name + "/stat")));
-              if (s.ppid() == pid) {
-                all.add((long) s.pid());
-              }
-            } catch (UncheckedIOException | IllegalArgumentException e) {
-              // The process ended while we looked: it is nobody's child any more.
-            }
-          });
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    for (ProcStat s : allStats().values()) {
+      if (s.ppid() == pid) {
+        all.add((long) s.pid());
+      }
     }
     return all;
   }
