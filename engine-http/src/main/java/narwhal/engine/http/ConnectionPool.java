@@ -153,7 +153,7 @@ final class ConnectionPool {
     return promise;
   }
 
-  /** One idle connection and since when (loop clock) it has been idle. */
+  /** One idle connection and since when ({@link System#nanoTime}) it has been idle. */
   private record Idle(Channel channel, long idleSinceNanos) {}
 
   /**
