@@ -11,7 +11,7 @@
 #                                profile.collapsed and the top frames by self time in report.md; then one more
 #                                window for an allocation profile (alloc.html; --alloc-profile off skips it).
 #                                JFR stands in when async-profiler cannot load (--profiler jfr forces it).
-#   bench/run.sh ceiling         8,000 slow streams through a router capped at -Xmx512m
+#   bench/run.sh ceiling         8,000 slow streams through one router (bin/jvm.options: a 512 MiB heap at most)
 #   bench/run.sh smoke           all three arms at one small level for a few seconds (CI)
 #   bench/run.sh jmh [JMH args]  the JMH microbenchmarks (one token stage by stage, whole streams through the
 #                                real router over loopback with bytes allocated per token, placement);

@@ -73,7 +73,7 @@ public final class Bench {
         "           frames by self time in report.md; then a second window for allocations (alloc.html,",
         "           alloc.collapsed; --alloc-profile off skips it). JFR stands in when async-profiler cannot load",
         "           (--profiler jfr forces it). Takes the sweep's flags but --arms, --rates and --close-levels.",
-        "  ceiling  --streams 8000 slow streams through the router with --router-java-opts -Xmx512m",
+        "  ceiling  --streams 8000 slow streams through the router (JVM options: bin/jvm.options, a 512 MiB heap)",
         "           --itl-ms 2000  --output-tokens 80  --ramp-s 60  --warmup-s 10  --hold-s 30",
         "  cpus     [sweep flags]: prints the CPUs the harness itself runs on when pinned (bench/run.sh uses it)",
         "");

@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import narwhal.bench.cpu.Pinning;
+import narwhal.bench.fleet.RouterJvmOptions;
 import narwhal.bench.fleet.SimSettings;
 import narwhal.bench.load.Arm;
 import narwhal.bench.load.Generator;
@@ -60,7 +61,9 @@ final class CeilingCommand {
               + "streams are open during the hold; raise --output-tokens or --itl-ms", streamSeconds,
           ramp.plus(warmup).plus(hold).toSeconds()));
     }
-    String routerOpts = f.get("router-java-opts", "-Xmx512m");
+    // What bin/narwhal runs (bin/jvm.options, whose heap is capped at 512 MiB), as the sweep does.
+    String routerOpts = RouterJvmOptions.choose(
+        f.has("router-java-opts") ? f.get("router-java-opts", "") : null, Path.of(f.get("repo", "."))).options();
     Path dir = Bench.resultsDir(Path.of(f.get("out", "bench/results")), "ceiling-");
     Stack.Settings settings = new Stack.Settings(f.getInt("prefill-engines", 2), f.getInt("decode-engines", 2), sim,
         Flags.words(f.get("engine-java-opts", "-Xms256m -Xmx1g")), routerOpts, streams + 1000, true, false, "nginx",
