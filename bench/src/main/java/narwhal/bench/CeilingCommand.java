@@ -63,7 +63,7 @@ final class CeilingCommand {
     }
     // What bin/narwhal runs (bin/jvm.options, whose heap is capped at 512 MiB), as the sweep does.
     String routerOpts = RouterJvmOptions.choose(
-        f.has("router-java-opts") ? f.get("router-java-opts", "") : null, Path.of(f.get("repo", "."))).options();
+        f.getOrNull("router-java-opts"), Path.of(f.get("repo", "."))).options();
     Path dir = Bench.resultsDir(Path.of(f.get("out", "bench/results")), "ceiling-");
     Stack.Settings settings = new Stack.Settings(f.getInt("prefill-engines", 2), f.getInt("decode-engines", 2), sim,
         Flags.words(f.get("engine-java-opts", "-Xms256m -Xmx1g")), routerOpts, streams + 1000, true, false, "nginx",

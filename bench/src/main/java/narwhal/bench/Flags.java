@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /** {@code --name value} / {@code --name=value} flags, checked against the names a command knows. */
 final class Flags {
@@ -45,6 +46,11 @@ final class Flags {
 
   String get(String name, String fallback) {
     return values.getOrDefault(name, fallback);
+  }
+
+  /** The flag's value, or null when it was not given (as opposed to given empty). */
+  @Nullable String getOrNull(String name) {
+    return values.get(name);
   }
 
   boolean has(String name) {

@@ -119,7 +119,7 @@ final class SweepCommand {
     String nginx = f.get("nginx", "nginx");
     Path repo = Path.of(f.get("repo", "."));
     RouterJvmOptions routerOptions = RouterJvmOptions.choose(
-        f.has("router-java-opts") ? f.get("router-java-opts", "") : null, repo);
+        f.getOrNull("router-java-opts"), repo);
     Pinning pinning = pinning(f);
     Path dir = Bench.resultsDir(Path.of(f.get("out", "bench/results")), profile ? "profile-" : "");
 
