@@ -13,7 +13,9 @@ const path = require('node:path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 
+// The messages live in the proto module; the service where it is served (router-grpc).
 const PROTO_ROOT = path.resolve(__dirname, '../../../../proto/src/main/protobuf');
+const SERVICE_ROOT = path.resolve(__dirname, '../../../../router-grpc/src/main/protobuf');
 const HEALTH_ROOT = path.resolve(__dirname, 'protos');
 
 function arg(name, fallback) {
@@ -25,7 +27,7 @@ const target = arg('host', '127.0.0.1') + ':' + arg('port', '50051');
 const loaded = protoLoader.loadSync(
     ['narwhal/v1/router.proto', 'grpc/health/v1/health.proto'],
     {keepCase: true, longs: String, enums: String, defaults: true, oneofs: true,
-      includeDirs: [PROTO_ROOT, HEALTH_ROOT]});
+      includeDirs: [SERVICE_ROOT, PROTO_ROOT, HEALTH_ROOT]});
 const descriptors = grpc.loadPackageDefinition(loaded);
 const router = new descriptors.narwhal.v1.Router(target, grpc.credentials.createInsecure());
 const health = new descriptors.grpc.health.v1.Health(target, grpc.credentials.createInsecure());

@@ -1,6 +1,6 @@
 package narwhal.it;
 
-import static narwhal.it.Eventually.await;
+import static narwhal.testing.Poll.until;
 import static narwhal.it.RouterClient.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -43,7 +43,7 @@ class AdmissionLimitsTest {
     JournalFile journal = new JournalFile(dir.resolve("j.jsonl"));
     try (RoutedFleet fleet = fleet(journal.path(), s -> s.withMaxConnections(1))) {
       CompletableFuture<HttpResponse<String>> holder = fleet.client.postAsync("/v1/completions", slow(2000));
-      await("the first request to hold the only seat", () -> fleet.router.router().admission().inFlight() == 1);
+      until("the first request to hold the only seat", () -> fleet.router.router().admission().inFlight() == 1);
 
       try (RawHttp raw = new RawHttp(fleet.router.port())) {
         raw.sendHeaders("/v1/completions", QUICK.length()); // the body is never sent
@@ -64,7 +64,7 @@ class AdmissionLimitsTest {
       }
 
       assertThat(holder.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
-      await("the seat to come back", () -> fleet.router.router().admission().inFlight() == 0);
+      until("the seat to come back", () -> fleet.router.router().admission().inFlight() == 0);
       assertThat(fleet.client.post("/v1/completions", QUICK).statusCode()).isEqualTo(200);
     }
   }
@@ -76,7 +76,7 @@ class AdmissionLimitsTest {
       GrpcRouterClient grpc = new GrpcRouterClient(fleet.router.grpcPort());
       // Generous: the gRPC call must arrive while the seat is held, even on a loaded machine.
       CompletableFuture<HttpResponse<String>> holder = fleet.client.postAsync("/v1/completions", slow(3000));
-      await("the HTTP request to hold the only seat", () -> fleet.router.router().admission().inFlight() == 1);
+      until("the HTTP request to hold the only seat", () -> fleet.router.router().admission().inFlight() == 1);
       try {
         GrpcRouterClient.Outcome<narwhal.proto.v1.StreamEvent> r =
             grpc.stream(GrpcRouterClient.completion("over the limit", 2));
@@ -92,7 +92,7 @@ class AdmissionLimitsTest {
         grpc.close();
       }
       assertThat(holder.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
-      await("the seat to come back", () -> fleet.router.router().admission().inFlight() == 0);
+      until("the seat to come back", () -> fleet.router.router().admission().inFlight() == 0);
     }
   }
 
@@ -101,9 +101,9 @@ class AdmissionLimitsTest {
     JournalFile journal = new JournalFile(dir.resolve("j.jsonl"));
     try (RoutedFleet fleet = fleet(journal.path(), s -> s.withMaxConnections(1).withQueue(1, 10.0))) {
       CompletableFuture<HttpResponse<String>> holder = fleet.client.postAsync("/v1/completions", slow(2000));
-      await("the first request to be seated", () -> fleet.router.router().admission().inFlight() == 1);
+      until("the first request to be seated", () -> fleet.router.router().admission().inFlight() == 1);
       CompletableFuture<HttpResponse<String>> queued = fleet.client.postAsync("/v1/completions", QUICK);
-      await("the second request to queue", () -> fleet.router.router().admission().queued() == 1);
+      until("the second request to queue", () -> fleet.router.router().admission().queued() == 1);
 
       HttpResponse<String> refused = fleet.client.post("/v1/completions", QUICK);
 
@@ -117,7 +117,7 @@ class AdmissionLimitsTest {
       assertThat(row.path("terminal").asText()).isEqualTo("completed");
       assertThat(row.path("queue_wait_s").asDouble()).isPositive();
       assertThat(journal.row(rid(refused)).path("reason").asText()).isEqualTo("inflight_limit");
-      await("the seat to come back", () -> fleet.router.router().admission().inFlight() == 0);
+      until("the seat to come back", () -> fleet.router.router().admission().inFlight() == 0);
     }
   }
 
@@ -126,7 +126,7 @@ class AdmissionLimitsTest {
     JournalFile journal = new JournalFile(dir.resolve("j.jsonl"));
     try (RoutedFleet fleet = fleet(journal.path(), s -> s.withMaxConnections(1).withQueue(4, 0.2))) {
       CompletableFuture<HttpResponse<String>> holder = fleet.client.postAsync("/v1/completions", slow(1000));
-      await("the first request to be seated", () -> fleet.router.router().admission().inFlight() == 1);
+      until("the first request to be seated", () -> fleet.router.router().admission().inFlight() == 1);
 
       HttpResponse<String> expired = fleet.client.post("/v1/completions", QUICK);
 
@@ -149,7 +149,7 @@ class AdmissionLimitsTest {
     try (RoutedFleet fleet = fleet(journal.path(),
         s -> s.withMaxConnections(1).withQueue(4, 30.0).withRequestTimeoutS(0.3))) {
       CompletableFuture<HttpResponse<String>> holder = fleet.client.postAsync("/v1/completions", slow(1000));
-      await("the first request to be seated", () -> fleet.router.router().admission().inFlight() == 1);
+      until("the first request to be seated", () -> fleet.router.router().admission().inFlight() == 1);
 
       HttpResponse<String> expired = fleet.client.post("/v1/completions", QUICK);
 

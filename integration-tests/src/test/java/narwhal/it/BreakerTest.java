@@ -1,6 +1,6 @@
 package narwhal.it;
 
-import static narwhal.it.Eventually.await;
+import static narwhal.testing.Poll.until;
 import static narwhal.it.RouterClient.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -58,7 +58,7 @@ class BreakerTest {
         assertThat(fleet.client.post("/v1/completions", body("warm " + i)).statusCode()).isEqualTo(200);
       }
       EngineState d0State = fleet.router.router().fleet().get("d0");
-      await("d0 leaves placement", () -> d0State.condition() != EngineCondition.ACTIVE);
+      until("d0 leaves placement", () -> d0State.condition() != EngineCondition.ACTIVE);
 
       fleet.clearReceived();
       for (int i = 0; i < 8; i++) {
@@ -70,11 +70,11 @@ class BreakerTest {
       assertThat(clientRequests(fleet.engine("d1"))).as("d1 serves every decode").hasSize(8);
 
       // Probes reach d0 through the router's own engine client and fail while the fault lasts.
-      await("d0 is probed", () -> probes(d0) >= 2);
+      until("d0 is probed", () -> probes(d0) >= 2);
       assertThat(d0State.condition()).isNotEqualTo(EngineCondition.ACTIVE);
 
       d0.setFaults(FaultPlan.none());
-      await("d0 readmitted once its fault clears", () -> d0State.condition() == EngineCondition.ACTIVE);
+      until("d0 readmitted once its fault clears", () -> d0State.condition() == EngineCondition.ACTIVE);
 
       fleet.clearReceived();
       for (int i = 0; i < 3; i++) {
@@ -102,7 +102,7 @@ class BreakerTest {
       SimEngine engine = fleet.engine("d1");
       int port = engine.port();
       engine.close();
-      await("d1 ejected after it is killed", () -> d1.condition() == EngineCondition.EJECTED);
+      until("d1 ejected after it is killed", () -> d1.condition() == EngineCondition.EJECTED);
       assertThat(d1.conditionCause()).isIn("liveness", "connection");
 
       for (int i = 0; i < 4; i++) {
@@ -112,7 +112,7 @@ class BreakerTest {
       assertThat(d1.condition()).as("health checks keep a dead engine out").isEqualTo(EngineCondition.EJECTED);
 
       try (SimEngine restarted = SimEngine.start(engine.options().toBuilder().port(port).build())) {
-        await("d1 readmitted by a health check once back", () -> d1.condition() == EngineCondition.ACTIVE);
+        until("d1 readmitted by a health check once back", () -> d1.condition() == EngineCondition.ACTIVE);
         // Overlapping slow requests spread over both decode engines by resident work.
         List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
         for (int i = 0; i < 4; i++) {

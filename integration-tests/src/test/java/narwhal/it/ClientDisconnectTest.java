@@ -1,6 +1,6 @@
 package narwhal.it;
 
-import static narwhal.it.Eventually.await;
+import static narwhal.testing.Poll.until;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -39,7 +39,7 @@ class ClientDisconnectTest {
         assertThat(tokens).isEqualTo(3);
       }
       SimEngine decode = fleet.engine("d0");
-      await("the decode engine saw its stream cancelled", () -> decode.stats().cancelledStreams() == 1);
+      until("the decode engine saw its stream cancelled", () -> decode.stats().cancelledStreams() == 1);
       assertThat(decode.stats().activeStreams()).isZero();
       fleet.assertReservationsReturnToZero();
       JsonNode row = fleet.journal().awaitRowForClientRid("c-stream");
@@ -57,10 +57,10 @@ class ClientDisconnectTest {
       String body = "{\"model\":\"narwhal-sim\",\"prompt\":\"a long tale\",\"max_tokens\":1000,\"stream\":false}";
       try (Socket socket = send(fleet, "c-whole", body)) {
         // A non-streaming client sees nothing until the end: watch the engine generate instead.
-        await("the decode engine generating", () -> decode.stats().generationTokens() >= 3);
+        until("the decode engine generating", () -> decode.stats().generationTokens() >= 3);
         assertThat(decode.stats().activeRequests()).isEqualTo(1);
       }
-      await("the decode engine saw its response cancelled", () -> decode.stats().cancelledRequests() == 1);
+      until("the decode engine saw its response cancelled", () -> decode.stats().cancelledRequests() == 1);
       assertThat(decode.stats().activeRequests()).isZero();
       // The router streams every decode leg (it assembles non-streaming answers itself).
       assertThat(decodeWasStreamed(decode)).isTrue();
@@ -88,9 +88,9 @@ class ClientDisconnectTest {
           + "\"max_tokens\":5,\"stream\":" + stream + "}";
       String clientRid = "c-prefill-" + stream;
       try (Socket socket = send(fleet, clientRid, body)) {
-        await("the prefill engine holding the request", () -> prefill.stats().waitingRequests() == 1);
+        until("the prefill engine holding the request", () -> prefill.stats().waitingRequests() == 1);
       }
-      await("the prefill engine saw its connection close", () -> prefill.stats().waitingRequests() == 0);
+      until("the prefill engine saw its connection close", () -> prefill.stats().waitingRequests() == 0);
       fleet.assertReservationsReturnToZero();
       JsonNode row = fleet.journal().awaitRowForClientRid(clientRid);
       assertThat(row.path("terminal").asText()).as("row %s", row).isEqualTo("cancelled");

@@ -1,6 +1,6 @@
 package narwhal.it;
 
-import static narwhal.it.Eventually.await;
+import static narwhal.testing.Poll.until;
 import static narwhal.it.RouterClient.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -78,7 +78,7 @@ class EngineApiKeyTest {
           .satisfies(r -> assertThat(r.header("Authorization")).isEqualTo("Bearer " + WRONG));
       assertThat(fleet.engine("d0").received()).as("no decode leg after a refused prefill").isEmpty();
 
-      await("p0's breaker counts the refusal", () -> streak(fleet, "p0") >= 1);
+      until("p0's breaker counts the refusal", () -> streak(fleet, "p0") >= 1);
       JsonNode row = fleet.journal().awaitRequestRows(1).get(0);
       assertThat(row.path("terminal").asText()).isEqualTo("failed");
       assertThat(row.path("reason").asText()).isEqualTo("engine_credentials");

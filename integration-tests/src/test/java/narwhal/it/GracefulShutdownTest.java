@@ -1,6 +1,6 @@
 package narwhal.it;
 
-import static narwhal.it.Eventually.await;
+import static narwhal.testing.Poll.until;
 import static narwhal.it.RouterClient.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -35,11 +35,11 @@ class GracefulShutdownTest {
     try (RoutedFleet fleet = RoutedFleet.start(1, 1, RoutedFleet.fastEngines().build(), c -> c, journal.path())) {
       CompletableFuture<RouterClient.SseResponse> inFlight =
           CompletableFuture.supplyAsync(() -> fleet.client.stream("/v1/completions", pausing(600)));
-      await("the stream to be in flight", () -> fleet.router.router().admission().inFlight() == 1);
+      until("the stream to be in flight", () -> fleet.router.router().admission().inFlight() == 1);
 
       CompletableFuture<Boolean> shutdown =
           CompletableFuture.supplyAsync(() -> fleet.router.shutdownGracefully(Duration.ofSeconds(10)));
-      await("draining to start", () -> fleet.router.router().admission().isDraining());
+      until("draining to start", () -> fleet.router.router().admission().isDraining());
 
       HttpResponse<String> refused = fleet.client.post("/v1/completions", "{\"prompt\": \"late\", \"max_tokens\": 2}");
       assertThat(refused.statusCode()).isEqualTo(503);
@@ -74,7 +74,7 @@ class GracefulShutdownTest {
           return null; // the connection was closed under it: also a cut stream
         }
       });
-      await("the stream to be in flight", () -> fleet.router.router().admission().inFlight() == 1);
+      until("the stream to be in flight", () -> fleet.router.router().admission().inFlight() == 1);
 
       boolean drained = fleet.router.shutdownGracefully(Duration.ofMillis(200));
 

@@ -13,7 +13,7 @@ import narwhal.proto.v1.Completion;
 import narwhal.proto.v1.ListModelsRequest;
 import narwhal.proto.v1.Model;
 import narwhal.proto.v1.Route;
-import narwhal.proto.v1.RouterGrpc;
+import narwhal.grpc.v1.RouterGrpc;
 import narwhal.proto.v1.StreamEvent;
 import narwhal.proto.v1.StreamOptions;
 import narwhal.sim.SimEngine;

@@ -1,6 +1,6 @@
 package narwhal.it;
 
-import static narwhal.it.Eventually.await;
+import static narwhal.testing.Poll.until;
 import static narwhal.it.GrpcRouterClient.completion;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -43,7 +43,7 @@ class GrpcDeadlinesAndCancellationTest {
       assertThat(r.status().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
       assertThat(r.text()).isEqualTo(SimEngine.expectedText(0, prompt, 2));
       SimEngine decode = fleet.engine("d0");
-      await("the decode engine saw its stream closed", () -> decode.stats().cancelledStreams() == 1);
+      until("the decode engine saw its stream closed", () -> decode.stats().cancelledStreams() == 1);
       assertThat(decode.stats().activeStreams()).isZero();
       fleet.assertReservationsReturnToZero();
     }
@@ -86,7 +86,7 @@ class GrpcDeadlinesAndCancellationTest {
 
       assertThat(r.status().getCode()).isEqualTo(Status.Code.CANCELLED);
       SimEngine decode = fleet.engine("d0");
-      await("the decode engine saw its stream cancelled", () -> decode.stats().cancelledStreams() == 1);
+      until("the decode engine saw its stream cancelled", () -> decode.stats().cancelledStreams() == 1);
       assertThat(decode.stats().activeStreams()).isZero();
       fleet.assertReservationsReturnToZero();
     }
@@ -103,7 +103,7 @@ class GrpcDeadlinesAndCancellationTest {
 
       assertThat(r.status().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
       SimEngine decode = fleet.engine("d0");
-      await("the decode engine saw its stream closed", () -> decode.stats().activeStreams() == 0 && decode.stats().cancelledStreams() == 1);
+      until("the decode engine saw its stream closed", () -> decode.stats().activeStreams() == 0 && decode.stats().cancelledStreams() == 1);
       fleet.assertReservationsReturnToZero();
     }
   }

@@ -24,7 +24,7 @@ import narwhal.proto.v1.Completion;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.Prompt;
 import narwhal.proto.v1.Route;
-import narwhal.proto.v1.RouterGrpc;
+import narwhal.grpc.v1.RouterGrpc;
 import narwhal.proto.v1.StreamEvent;
 import org.jspecify.annotations.Nullable;
 

@@ -1,6 +1,6 @@
 package narwhal.it;
 
-import static narwhal.it.Eventually.await;
+import static narwhal.testing.Poll.until;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
@@ -53,17 +53,17 @@ class MetricsTest {
           .isEqualTo(404);
       // One request holds the only seat while another arrives: that one is rejected.
       CompletableFuture<HttpResponse<String>> holder = client.postAsync("/v1/completions", SLOW_STREAM);
-      await("the seat to be taken", () -> fleet.router.router().admission().inFlight() == 1);
+      until("the seat to be taken", () -> fleet.router.router().admission().inFlight() == 1);
       assertThat(client.post("/v1/completions", "{\"prompt\": \"x\"}").statusCode()).isEqualTo(429);
       assertThat(holder.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
-      await("the seat to come back", () -> fleet.router.router().admission().inFlight() == 0);
+      until("the seat to come back", () -> fleet.router.router().admission().inFlight() == 0);
       // A client that leaves while its request waits for the producer: cancelled.
       try (RawHttp raw = new RawHttp(fleet.router.port())) {
         raw.sendHeaders("/v1/completions", SLOW_STREAM.length());
         raw.write(SLOW_STREAM);
-        await("the request to be in flight", () -> fleet.router.router().admission().inFlight() == 1);
+        until("the request to be in flight", () -> fleet.router.router().admission().inFlight() == 1);
       }
-      await("the cancelled request to end", () -> fleet.router.router().admission().inFlight() == 0);
+      until("the cancelled request to end", () -> fleet.router.router().admission().inFlight() == 0);
       List<JsonNode> rows = journal.awaitRequestRows(10);
 
       HttpResponse<String> scrape = client.get("/metrics");

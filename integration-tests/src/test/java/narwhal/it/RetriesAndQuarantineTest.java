@@ -1,5 +1,7 @@
 package narwhal.it;
 
+import narwhal.testing.Poll;
+
 import static narwhal.it.RouterClient.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -173,7 +175,7 @@ class RetriesAndQuarantineTest {
       assertThat(fleet.engine("d1").received().get(0).body().path("kv_transfer_params")
           .path("remote_engine_id").asText()).isEqualTo("sim-p1");
       // The silent leg was closed, not left open on d0.
-      Eventually.await("d0 sees its silent stream cancelled", () -> fleet.engine("d0").stats().cancelledStreams() == 1);
+      Poll.until("d0 sees its silent stream cancelled", () -> fleet.engine("d0").stats().cancelledStreams() == 1);
       JsonNode row = row(fleet, rid);
       assertThat(row.path("terminal").asText()).isEqualTo("completed");
       assertThat(row.path("attempts").asInt()).isEqualTo(2);
@@ -359,7 +361,7 @@ class RetriesAndQuarantineTest {
       assertThat(fleet.engine(nextPrefill).received()).hasSize(1);
       assertThat(fleet.engine(nextDecode).received()).hasSize(1);
 
-      Eventually.await(failing + " back in placement", () -> stateOf(fleet, failing).equals("active"));
+      Poll.until(failing + " back in placement", () -> stateOf(fleet, failing).equals("active"));
       fleet.clearReceived();
       HttpResponse<String> back = fleet.client.post("/v1/completions", body(false));
       assertThat(back.statusCode()).isEqualTo(200);

@@ -1,5 +1,7 @@
 package narwhal.it;
 
+import narwhal.testing.Poll;
+
 import static narwhal.it.RouterClient.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -143,7 +145,7 @@ class ServeProcessesTest {
       assertThat(r.status()).as(serve.output()).isEqualTo(200);
       assertThat(r.endsWithDone()).isTrue();
       assertThat(r.text()).isEqualTo(SimEngine.expectedText(0, prompt, 6));
-      Eventually.await("both legs recorded", () -> prefillTap.exchanges().size() == 1
+      Poll.until("both legs recorded", () -> prefillTap.exchanges().size() == 1
           && decodeTap.exchanges().size() == 1);
 
       WireTap.Exchange prefill = prefillTap.exchanges().get(0);

@@ -1,6 +1,6 @@
 package narwhal.it;
 
-import static narwhal.it.Eventually.await;
+import static narwhal.testing.Poll.until;
 import static narwhal.it.RouterClient.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -97,7 +97,7 @@ class StateEndpointTest {
 
       fleet.client.post("/v1/completions", body("two", false));
       EngineState d0State = fleet.router.router().fleet().get("d0");
-      await("d0 held", () -> d0State.condition() == EngineCondition.HELD);
+      until("d0 held", () -> d0State.condition() == EngineCondition.HELD);
       d0 = engine(json(fleet.client.get("/narwhal/state").body()), "d0");
       assertThat(d0.path("state").asText()).isEqualTo("held");
       assertThat(d0.path("cause").asText()).isEqualTo("stream");
@@ -111,7 +111,7 @@ class StateEndpointTest {
       assertThat(fleet.client.get("/ready").statusCode()).isEqualTo(200);
       fleet.engine("d0").close();
       EngineState d0 = fleet.router.router().fleet().get("d0");
-      await("d0 ejected", () -> d0.condition() == EngineCondition.EJECTED);
+      until("d0 ejected", () -> d0.condition() == EngineCondition.EJECTED);
 
       HttpResponse<String> ready = fleet.client.get("/ready");
       assertThat(ready.statusCode()).isEqualTo(503);
@@ -132,7 +132,7 @@ class StateEndpointTest {
       SimEngine d1 = fleet.engine("d1");
       int port = d1.port();
       d1.close();
-      await("d1 ejected", () -> fleet.router.router().fleet().get("d1").condition() == EngineCondition.EJECTED);
+      until("d1 ejected", () -> fleet.router.router().fleet().get("d1").condition() == EngineCondition.EJECTED);
 
       HttpResponse<String> held = fleet.client.post("/v1/completions", body("during the wave", false));
       assertThat(held.statusCode()).as("d0 could serve, but the wave holds admission").isEqualTo(503);
@@ -141,7 +141,7 @@ class StateEndpointTest {
       assertThat(json(fleet.client.get("/ready").body()).path("reason").asText()).startsWith("whole-wave engine restart");
 
       try (SimEngine back = SimEngine.start(d1.options().toBuilder().port(port).build())) {
-        await("the wave to end", () -> fleet.router.router().ready());
+        until("the wave to end", () -> fleet.router.router().ready());
         assertThat(fleet.client.post("/v1/completions", body("after the wave", false)).statusCode()).isEqualTo(200);
       }
     }

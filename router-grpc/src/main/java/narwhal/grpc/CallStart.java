@@ -1,7 +1,7 @@
 package narwhal.grpc;
 
 import io.grpc.Deadline;
-import narwhal.core.time.Scheduler;
+import narwhal.time.Scheduler;
 import org.jspecify.annotations.Nullable;
 
 /**

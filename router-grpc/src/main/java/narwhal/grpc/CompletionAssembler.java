@@ -1,7 +1,7 @@
 package narwhal.grpc;
 
-import narwhal.core.api.ResponseBudget;
-import narwhal.core.api.ResponseStart;
+import narwhal.api.ResponseBudget;
+import narwhal.api.ResponseStart;
 import narwhal.proto.v1.Completion;
 import narwhal.proto.v1.MetadataChunk;
 import narwhal.proto.v1.Route;

@@ -2,8 +2,8 @@ package narwhal.grpc;
 
 import io.grpc.Metadata;
 import io.grpc.Status;
-import narwhal.core.api.CanonicalCode;
-import narwhal.core.api.RouterError;
+import narwhal.api.CanonicalCode;
+import narwhal.api.RouterError;
 import narwhal.proto.v1.StreamError;
 import narwhal.proto.v1.StreamEvent;
 import org.jspecify.annotations.Nullable;

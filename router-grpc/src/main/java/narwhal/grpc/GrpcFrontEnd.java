@@ -14,8 +14,8 @@ import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import narwhal.core.api.CompletionService;
-import narwhal.engine.http.EventLoopScheduler;
+import narwhal.api.CompletionService;
+import narwhal.netty.EventLoopScheduler;
 
 /**
  * The gRPC front-end: {@code narwhal.v1.Router} over a {@link CompletionService}, with

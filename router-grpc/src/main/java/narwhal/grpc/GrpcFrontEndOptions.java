@@ -10,7 +10,7 @@ import java.time.Duration;
  * @param maxRequestBytes {@code serving.max_request_bytes}: a larger request message is refused
  *     (INVALID_ARGUMENT, as HTTP's 413)
  * @param maxResponseBytes {@code serving.max_response_bytes}: the largest {@code Complete} answer
- * @param readinessPoll how often health re-reads {@link narwhal.core.api.CompletionService#ready()}
+ * @param readinessPoll how often health re-reads {@link narwhal.api.CompletionService#ready()}
  */
 public record GrpcFrontEndOptions(
     String host, int port, long maxRequestBytes, long maxResponseBytes, Duration readinessPoll) {

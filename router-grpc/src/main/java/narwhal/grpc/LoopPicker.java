@@ -3,8 +3,8 @@ package narwhal.grpc;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.EventExecutor;
-import narwhal.core.time.Scheduler;
-import narwhal.engine.http.EventLoopScheduler;
+import narwhal.time.Scheduler;
+import narwhal.netty.EventLoopScheduler;
 
 /** Chooses the scheduler a new call (its state, its sink and its engine legs) runs on. */
 @FunctionalInterface

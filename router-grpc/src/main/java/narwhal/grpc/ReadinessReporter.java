@@ -3,10 +3,10 @@ package narwhal.grpc;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.protobuf.services.HealthStatusManager;
 import java.util.concurrent.TimeUnit;
-import narwhal.core.api.CompletionService;
-import narwhal.core.time.Scheduler;
-import narwhal.core.time.Timer;
-import narwhal.proto.v1.RouterGrpc;
+import narwhal.api.CompletionService;
+import narwhal.time.Scheduler;
+import narwhal.time.Timer;
+import narwhal.grpc.v1.RouterGrpc;
 import org.jspecify.annotations.Nullable;
 
 /**

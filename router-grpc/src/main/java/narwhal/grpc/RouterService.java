@@ -8,13 +8,13 @@ import io.grpc.ServerCallHandler;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.stub.ServerCalls;
 import java.util.concurrent.TimeUnit;
-import narwhal.core.api.CompletionService;
-import narwhal.core.time.Scheduler;
+import narwhal.api.CompletionService;
+import narwhal.time.Scheduler;
 import narwhal.proto.v1.Completion;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.ListModelsResponse;
 import narwhal.proto.v1.Model;
-import narwhal.proto.v1.RouterGrpc;
+import narwhal.grpc.v1.RouterGrpc;
 import narwhal.proto.v1.StreamEvent;
 
 /**

@@ -2,10 +2,10 @@ package narwhal.grpc;
 
 import io.grpc.ServerCall;
 import io.grpc.Status;
-import narwhal.core.api.ClientErrors;
-import narwhal.core.api.CompletionService;
-import narwhal.core.api.ResponseStart;
-import narwhal.core.api.RouterError;
+import narwhal.api.ClientErrors;
+import narwhal.api.CompletionService;
+import narwhal.api.ResponseStart;
+import narwhal.api.RouterError;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.StreamDone;
 import narwhal.proto.v1.StreamEvent;

@@ -2,11 +2,11 @@ package narwhal.grpc;
 
 import io.grpc.ServerCall;
 import io.grpc.Status;
-import narwhal.core.api.ClientErrors;
-import narwhal.core.api.CompletionService;
-import narwhal.core.api.ResponseBudget;
-import narwhal.core.api.ResponseStart;
-import narwhal.core.api.RouterError;
+import narwhal.api.ClientErrors;
+import narwhal.api.CompletionService;
+import narwhal.api.ResponseBudget;
+import narwhal.api.ResponseStart;
+import narwhal.api.RouterError;
 import narwhal.proto.v1.Completion;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.StreamEvent;

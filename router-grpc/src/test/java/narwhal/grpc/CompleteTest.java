@@ -7,7 +7,7 @@ import static narwhal.grpc.StreamCompletionTest.completion;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.grpc.Status;
-import narwhal.core.api.RouterError;
+import narwhal.api.RouterError;
 import narwhal.proto.v1.ChatMessage;
 import narwhal.proto.v1.ChatMessages;
 import narwhal.proto.v1.Completion;
@@ -138,7 +138,7 @@ class CompleteTest {
   @Test
   void listModels_namesTheServedModel() {
     ListModelsResponse models = io.grpc.stub.ClientCalls.blockingUnaryCall(router.channel,
-        narwhal.proto.v1.RouterGrpc.getListModelsMethod(), io.grpc.CallOptions.DEFAULT,
+        narwhal.grpc.v1.RouterGrpc.getListModelsMethod(), io.grpc.CallOptions.DEFAULT,
         ListModelsRequest.getDefaultInstance());
 
     assertThat(models.getModelsList()).singleElement().satisfies(m -> {

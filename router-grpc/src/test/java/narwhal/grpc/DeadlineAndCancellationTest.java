@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.grpc.Deadline;
 import io.grpc.Status;
 import java.util.concurrent.TimeUnit;
-import narwhal.core.api.RouterError;
+import narwhal.api.RouterError;
 import narwhal.proto.v1.Completion;
 import narwhal.proto.v1.StreamEvent;
 import org.junit.jupiter.api.Test;

@@ -9,8 +9,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import narwhal.core.time.ManualScheduler;
-import narwhal.core.time.Timer;
+import narwhal.time.ManualScheduler;
+import narwhal.time.Timer;
 
 /**
  * One fake time for the router and for gRPC: the {@link ManualScheduler} the calls run on, a

@@ -15,7 +15,7 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
-import narwhal.proto.v1.RouterGrpc;
+import narwhal.grpc.v1.RouterGrpc;
 import org.jspecify.annotations.Nullable;
 
 /**

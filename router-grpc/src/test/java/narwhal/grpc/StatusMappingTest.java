@@ -4,8 +4,8 @@ import static narwhal.grpc.StreamCompletionTest.completion;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.grpc.Status;
-import narwhal.core.api.CanonicalCode;
-import narwhal.core.api.RouterError;
+import narwhal.api.CanonicalCode;
+import narwhal.api.RouterError;
 import narwhal.proto.v1.Completion;
 import narwhal.proto.v1.StreamEvent;
 import org.junit.jupiter.api.Test;

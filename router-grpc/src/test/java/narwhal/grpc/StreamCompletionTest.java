@@ -6,7 +6,7 @@ import static narwhal.grpc.ScriptedCompletionService.token;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.grpc.Status;
-import narwhal.core.api.RouterError;
+import narwhal.api.RouterError;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.Prompt;
 import narwhal.proto.v1.Route;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.stub.MetadataUtils;
-import narwhal.core.api.InvalidRequestException;
+import narwhal.api.InvalidRequestException;
 import narwhal.openai.OpenAiRequestCodec;
 import narwhal.openai.Json;
 import narwhal.proto.v1.ChatMessages;

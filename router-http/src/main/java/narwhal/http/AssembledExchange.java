@@ -3,10 +3,10 @@ package narwhal.http;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import narwhal.core.api.ResponseBudget;
-import narwhal.core.api.ResponseStart;
-import narwhal.core.api.ClientErrors;
-import narwhal.core.api.RouterError;
+import narwhal.api.ResponseBudget;
+import narwhal.api.ResponseStart;
+import narwhal.api.ClientErrors;
+import narwhal.api.RouterError;
 import narwhal.proto.v1.Route;
 import org.jspecify.annotations.Nullable;
 

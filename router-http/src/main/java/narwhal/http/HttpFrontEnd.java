@@ -16,7 +16,7 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.util.Objects;
-import narwhal.core.api.CompletionService;
+import narwhal.api.CompletionService;
 import narwhal.core.metrics.RouterMetrics;
 import org.jspecify.annotations.Nullable;
 
@@ -31,8 +31,8 @@ import org.jspecify.annotations.Nullable;
  * failure before that is a plain HTTP error with its own status; see docs/http-api.md.
  *
  * <p>Each connection serves one request at a time on its channel's event loop, which is also the
- * request's {@link narwhal.core.time.Scheduler}. A client that stops reading holds the engine
- * stream back through {@link narwhal.core.api.ClientSink#isWritable()}; a client that disconnects
+ * request's {@link narwhal.time.Scheduler}. A client that stops reading holds the engine
+ * stream back through {@link narwhal.api.ClientSink#isWritable()}; a client that disconnects
  * cancels its request.
  *
  * <p>The event loop groups belong to the caller and are not shut down by {@link #close()}.

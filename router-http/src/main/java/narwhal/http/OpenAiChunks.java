@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import narwhal.core.api.ResponseStart;
+import narwhal.api.ResponseStart;
 import narwhal.openai.Json;
 import narwhal.proto.v1.Route;
 import narwhal.proto.v1.Usage;

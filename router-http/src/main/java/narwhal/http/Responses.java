@@ -10,7 +10,7 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
-import narwhal.core.api.RouterError;
+import narwhal.api.RouterError;
 import narwhal.openai.Json;
 import org.jspecify.annotations.Nullable;
 

@@ -9,7 +9,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import narwhal.core.api.ResponseStart;
+import narwhal.api.ResponseStart;
 import narwhal.openai.CompactJson;
 import narwhal.openai.Json;
 import narwhal.proto.v1.Route;

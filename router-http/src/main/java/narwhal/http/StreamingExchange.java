@@ -12,8 +12,8 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
-import narwhal.core.api.ResponseStart;
-import narwhal.core.api.RouterError;
+import narwhal.api.ResponseStart;
+import narwhal.api.RouterError;
 import narwhal.proto.v1.Route;
 import org.jspecify.annotations.Nullable;
 

@@ -3,7 +3,7 @@ package narwhal.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.concurrent.TimeUnit;
-import narwhal.core.api.RouterError;
+import narwhal.api.RouterError;
 import narwhal.http.ScriptedCompletionService.Ticket;
 import org.junit.jupiter.api.Test;
 

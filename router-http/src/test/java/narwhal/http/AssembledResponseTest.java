@@ -2,7 +2,7 @@ package narwhal.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import narwhal.core.api.RouterError;
+import narwhal.api.RouterError;
 import narwhal.http.Events.Route;
 import narwhal.http.ScriptedCompletionService.Call;
 import narwhal.proto.v1.StreamEvent;

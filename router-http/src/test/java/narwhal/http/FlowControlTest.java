@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import narwhal.core.api.RouterError;
+import narwhal.api.RouterError;
 import narwhal.http.ScriptedCompletionService.Call;
 import org.junit.jupiter.api.Test;
 

@@ -6,7 +6,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import java.nio.charset.StandardCharsets;
-import narwhal.core.api.ResponseStart;
+import narwhal.api.ResponseStart;
 import narwhal.proto.v1.Route;
 import narwhal.proto.v1.TokenDelta;
 import org.junit.jupiter.api.Test;

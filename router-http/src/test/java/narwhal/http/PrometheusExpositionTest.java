@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.codahale.metrics.MetricRegistry;
 import java.nio.charset.StandardCharsets;
 import narwhal.config.SloConfig;
-import narwhal.core.api.RouterError;
+import narwhal.api.RouterError;
 import narwhal.core.metrics.RouterMetrics;
 import narwhal.core.outcome.RequestOutcome;
 import narwhal.core.outcome.Terminal;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import narwhal.core.api.ResponseStart;
+import narwhal.api.ResponseStart;
 import narwhal.openai.Json;
 import narwhal.proto.v1.Route;
 import org.junit.jupiter.api.Test;

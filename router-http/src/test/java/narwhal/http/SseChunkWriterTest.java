@@ -11,7 +11,7 @@ import io.netty.buffer.UnpooledByteBufAllocator;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.Random;
-import narwhal.core.api.ResponseStart;
+import narwhal.api.ResponseStart;
 import narwhal.openai.Json;
 import narwhal.proto.v1.Route;
 import org.junit.jupiter.api.Test;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
-import narwhal.core.api.RouterError;
+import narwhal.api.RouterError;
 import narwhal.http.Events.Route;
 import narwhal.http.ScriptedCompletionService.Call;
 import org.junit.jupiter.api.Test;

@@ -7,7 +7,7 @@ import narwhal.config.EngineSpec;
 import narwhal.config.FleetConfig;
 import narwhal.config.FleetConfigException;
 import narwhal.config.FleetFileParser;
-import narwhal.engines.spi.EngineDialects;
+import narwhal.spi.EngineDialects;
 
 /**
  * Reads fleet files the way every command of the server must: {@code engine.dialect} and each

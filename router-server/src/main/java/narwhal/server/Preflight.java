@@ -19,12 +19,12 @@ import narwhal.config.EngineSpec;
 import narwhal.config.FleetConfig;
 import narwhal.core.checks.CheckResult;
 import narwhal.core.checks.EngineChecks;
-import narwhal.core.time.Scheduler;
-import narwhal.engine.http.EventLoopScheduler;
+import narwhal.time.Scheduler;
+import narwhal.netty.EventLoopScheduler;
 import narwhal.engine.http.NettyEngineTransport;
-import narwhal.engines.client.AuthorizingTransport;
-import narwhal.engines.client.Durations;
-import narwhal.engines.spi.EngineDialects;
+import narwhal.core.legs.AuthorizingTransport;
+import narwhal.time.Durations;
+import narwhal.spi.EngineDialects;
 import org.jspecify.annotations.Nullable;
 
 /**

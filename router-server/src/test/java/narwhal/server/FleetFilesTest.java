@@ -13,7 +13,7 @@ import narwhal.config.EngineRole;
 import narwhal.config.EngineSpec;
 import narwhal.config.FleetConfig;
 import narwhal.config.FleetConfigException;
-import narwhal.engines.spi.EngineDialects;
+import narwhal.spi.EngineDialects;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

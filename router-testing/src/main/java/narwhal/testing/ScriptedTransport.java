@@ -4,18 +4,18 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import narwhal.core.time.Scheduler;
-import narwhal.engines.spi.EngineHttpRequest;
-import narwhal.engines.spi.EngineTransport;
-import narwhal.engines.spi.Exchange;
-import narwhal.engines.spi.ExchangeHandler;
-import narwhal.engines.spi.ExchangeOptions;
-import narwhal.engines.spi.TransportFailure;
+import narwhal.time.Scheduler;
+import narwhal.spi.EngineHttpRequest;
+import narwhal.spi.EngineTransport;
+import narwhal.spi.Exchange;
+import narwhal.spi.ExchangeHandler;
+import narwhal.spi.ExchangeOptions;
+import narwhal.spi.TransportFailure;
 
 /**
  * An {@link EngineTransport} with no sockets: every exchange is recorded and the test plays the
  * engine's part by hand ({@link Call#respond}, {@link Call#event}, {@link Call#end}, ...). With a
- * {@link narwhal.core.time.ManualScheduler} this tests engine-leg timing exactly.
+ * {@link narwhal.time.ManualScheduler} this tests engine-leg timing exactly.
  */
 public final class ScriptedTransport implements EngineTransport {
 

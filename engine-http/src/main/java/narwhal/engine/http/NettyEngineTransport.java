@@ -1,5 +1,7 @@
 package narwhal.engine.http;
 
+import narwhal.netty.EventLoopScheduler;
+
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -15,12 +17,12 @@ import java.util.Objects;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import narwhal.core.time.Scheduler;
-import narwhal.engines.spi.EngineHttpRequest;
-import narwhal.engines.spi.EngineTransport;
-import narwhal.engines.spi.Exchange;
-import narwhal.engines.spi.ExchangeHandler;
-import narwhal.engines.spi.ExchangeOptions;
+import narwhal.time.Scheduler;
+import narwhal.spi.EngineHttpRequest;
+import narwhal.spi.EngineTransport;
+import narwhal.spi.Exchange;
+import narwhal.spi.ExchangeHandler;
+import narwhal.spi.ExchangeOptions;
 
 /**
  * {@link EngineTransport} over Netty: non-blocking HTTP/1.1 with keep-alive pooling.

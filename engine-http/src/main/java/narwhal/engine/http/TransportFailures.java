@@ -3,8 +3,8 @@ package narwhal.engine.http;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.PrematureChannelClosureException;
-import narwhal.engines.spi.TransportFailure;
-import narwhal.engines.spi.TransportFailure.Kind;
+import narwhal.spi.TransportFailure;
+import narwhal.spi.TransportFailure.Kind;
 
 /** Classifies what Netty reports into the kinds the router's failure policy distinguishes. */
 final class TransportFailures {

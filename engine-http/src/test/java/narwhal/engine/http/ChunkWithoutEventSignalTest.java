@@ -1,5 +1,7 @@
 package narwhal.engine.http;
 
+import narwhal.netty.EventLoopScheduler;
+
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static narwhal.engine.http.TestEngineServer.pieces;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -11,8 +13,8 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import narwhal.engines.spi.EngineHttpRequest;
-import narwhal.engines.spi.ExchangeOptions;
+import narwhal.spi.EngineHttpRequest;
+import narwhal.spi.ExchangeOptions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

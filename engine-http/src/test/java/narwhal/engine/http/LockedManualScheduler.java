@@ -1,9 +1,9 @@
 package narwhal.engine.http;
 
 import java.util.concurrent.TimeUnit;
-import narwhal.core.time.ManualScheduler;
-import narwhal.core.time.Scheduler;
-import narwhal.core.time.Timer;
+import narwhal.time.ManualScheduler;
+import narwhal.time.Scheduler;
+import narwhal.time.Timer;
 
 /**
  * A {@link ManualScheduler} that other threads may submit to. The transport submits callbacks from

@@ -1,5 +1,9 @@
 package narwhal.engine.http;
 
+import narwhal.testing.Poll;
+
+import narwhal.netty.EventLoopScheduler;
+
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static narwhal.engine.http.TestEngineServer.cut;
 import static narwhal.engine.http.TestEngineServer.pieces;
@@ -23,10 +27,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import narwhal.engines.spi.EngineHttpRequest;
-import narwhal.engines.spi.Exchange;
-import narwhal.engines.spi.ExchangeOptions;
-import narwhal.engines.spi.TransportFailure.Kind;
+import narwhal.spi.EngineHttpRequest;
+import narwhal.spi.Exchange;
+import narwhal.spi.ExchangeOptions;
+import narwhal.spi.TransportFailure.Kind;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;

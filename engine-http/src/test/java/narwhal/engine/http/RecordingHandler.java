@@ -1,11 +1,13 @@
 package narwhal.engine.http;
 
+import narwhal.testing.Poll;
+
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
-import narwhal.engines.spi.ExchangeHandler;
-import narwhal.engines.spi.TransportFailure;
+import narwhal.spi.ExchangeHandler;
+import narwhal.spi.TransportFailure;
 
 /**
  * Records every callback as a line ({@code head 200 application/json}, {@code event …}, {@code body

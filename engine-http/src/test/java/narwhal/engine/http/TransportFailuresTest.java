@@ -10,8 +10,8 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.UnknownHostException;
-import narwhal.engines.spi.TransportFailure;
-import narwhal.engines.spi.TransportFailure.Kind;
+import narwhal.spi.TransportFailure;
+import narwhal.spi.TransportFailure.Kind;
 import org.junit.jupiter.api.Test;
 
 /**

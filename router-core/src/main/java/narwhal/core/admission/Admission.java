@@ -4,7 +4,7 @@ import java.util.ArrayDeque;
 import java.util.function.BooleanSupplier;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import narwhal.core.time.Scheduler;
+import narwhal.time.Scheduler;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -1,7 +1,7 @@
 package narwhal.core.admission;
 
-import narwhal.core.time.Scheduler;
-import narwhal.core.time.Timer;
+import narwhal.time.Scheduler;
+import narwhal.time.Timer;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -8,10 +8,10 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import narwhal.config.EngineContract;
 import narwhal.config.EngineSpec;
-import narwhal.core.time.Scheduler;
-import narwhal.engines.client.EngineFailures;
-import narwhal.engines.spi.EngineHttpRequest;
-import narwhal.engines.spi.EngineTransport;
+import narwhal.time.Scheduler;
+import narwhal.core.legs.EngineFailures;
+import narwhal.spi.EngineHttpRequest;
+import narwhal.spi.EngineTransport;
 import narwhal.openai.Json;
 
 /**

@@ -2,7 +2,7 @@ package narwhal.core.checks;
 
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import narwhal.engines.client.Phase;
+import narwhal.spi.Phase;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -3,8 +3,8 @@ package narwhal.core.checks;
 import java.time.Duration;
 import narwhal.config.EngineContract;
 import narwhal.config.FleetConfig;
-import narwhal.engines.client.LegLimits;
-import narwhal.engines.spi.ExchangeOptions;
+import narwhal.core.legs.LegLimits;
+import narwhal.spi.ExchangeOptions;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -9,12 +9,12 @@ import java.util.function.Supplier;
 import narwhal.config.EngineSpec;
 import narwhal.config.FleetConfig;
 import narwhal.core.checks.CheckResult.Outcome;
-import narwhal.core.time.Scheduler;
-import narwhal.engines.client.EngineClient;
-import narwhal.engines.client.EngineFailure;
-import narwhal.engines.client.EngineFailures;
-import narwhal.engines.spi.EngineDialects;
-import narwhal.engines.spi.EngineTransport;
+import narwhal.time.Scheduler;
+import narwhal.core.legs.EngineClient;
+import narwhal.core.legs.EngineFailure;
+import narwhal.core.legs.EngineFailures;
+import narwhal.spi.EngineDialects;
+import narwhal.spi.EngineTransport;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  * by {@code engine.health_timeout_s}, each probe leg by {@code engine.first_token_timeout_s}.
  * Probes take no reservations. Thread-safe; a check's state is confined to its scheduler.
  */
-public final class EngineChecks implements narwhal.core.health.EngineProber {
+public final class EngineChecks implements narwhal.core.checks.EngineProber {
 
   public static final String HEALTH = "health";
   public static final String MODEL = "model";

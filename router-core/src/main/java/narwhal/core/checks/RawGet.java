@@ -3,15 +3,15 @@ package narwhal.core.checks;
 import java.net.URI;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import narwhal.core.time.Scheduler;
-import narwhal.core.time.Timer;
-import narwhal.engines.client.Durations;
-import narwhal.engines.spi.EngineHttpRequest;
-import narwhal.engines.spi.EngineTransport;
-import narwhal.engines.spi.Exchange;
-import narwhal.engines.spi.ExchangeHandler;
-import narwhal.engines.spi.ExchangeOptions;
-import narwhal.engines.spi.TransportFailure;
+import narwhal.time.Scheduler;
+import narwhal.time.Timer;
+import narwhal.time.Durations;
+import narwhal.spi.EngineHttpRequest;
+import narwhal.spi.EngineTransport;
+import narwhal.spi.Exchange;
+import narwhal.spi.ExchangeHandler;
+import narwhal.spi.ExchangeOptions;
+import narwhal.spi.TransportFailure;
 import org.jspecify.annotations.Nullable;
 
 /**

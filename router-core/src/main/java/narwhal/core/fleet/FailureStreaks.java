@@ -5,7 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicIntegerArray;
-import narwhal.engines.client.FailureClass;
+import narwhal.api.FailureClass;
 
 /**
  * One engine's consecutive-failure streaks, one per breaker class. A failure extends its own

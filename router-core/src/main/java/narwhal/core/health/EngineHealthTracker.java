@@ -1,6 +1,6 @@
 package narwhal.core.health;
 
-import narwhal.engines.client.EngineFailure;
+import narwhal.core.legs.EngineFailure;
 import org.jspecify.annotations.Nullable;
 
 /**

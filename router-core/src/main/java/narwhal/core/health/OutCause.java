@@ -1,7 +1,7 @@
 package narwhal.core.health;
 
 import java.util.Locale;
-import narwhal.engines.client.FailureClass;
+import narwhal.api.FailureClass;
 
 /**
  * Why the breaker took an engine out of placement, which decides how it may come back: an engine

@@ -14,7 +14,7 @@ import narwhal.core.fleet.EngineState;
 import narwhal.core.fleet.Fleet;
 import narwhal.core.outcome.RequestOutcome;
 import narwhal.core.retry.RetryBudget;
-import narwhal.engines.client.FailureClass;
+import narwhal.api.FailureClass;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -5,7 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import narwhal.core.api.RouterError;
+import narwhal.api.RouterError;
 import org.jspecify.annotations.Nullable;
 
 /**

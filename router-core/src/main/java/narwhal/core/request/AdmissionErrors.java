@@ -2,8 +2,8 @@ package narwhal.core.request;
 
 import narwhal.core.admission.AdmissionLimits;
 import narwhal.core.admission.Seat;
-import narwhal.core.api.RouterError;
-import narwhal.engines.client.Durations;
+import narwhal.api.RouterError;
+import narwhal.time.Durations;
 
 /** What a client is told when admission turns its request away. */
 final class AdmissionErrors {

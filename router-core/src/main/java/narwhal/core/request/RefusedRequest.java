@@ -1,8 +1,8 @@
 package narwhal.core.request;
 
-import narwhal.core.api.ClientSink;
-import narwhal.core.api.RequestHandle;
-import narwhal.core.api.RouterError;
+import narwhal.api.ClientSink;
+import narwhal.api.RequestHandle;
+import narwhal.api.RouterError;
 
 /**
  * The handle of a request admission refused (already recorded): the refusal reaches the sink as

@@ -9,27 +9,27 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import narwhal.core.api.ClientSink;
-import narwhal.core.api.RequestHandle;
-import narwhal.core.api.ResponseStart;
-import narwhal.core.api.RouterError;
+import narwhal.api.ClientSink;
+import narwhal.api.RequestHandle;
+import narwhal.api.ResponseStart;
+import narwhal.api.RouterError;
 import narwhal.core.fleet.EngineState;
 import narwhal.core.fleet.Reservation;
 import narwhal.core.outcome.RequestOutcome;
 import narwhal.core.outcome.Terminal;
 import narwhal.core.retry.Backoff;
-import narwhal.core.time.Scheduler;
-import narwhal.core.time.Timer;
-import narwhal.engines.client.DecodeCall;
-import narwhal.engines.client.DecodeListener;
-import narwhal.engines.client.Durations;
-import narwhal.engines.client.EngineClient;
-import narwhal.engines.client.EngineFailure;
-import narwhal.engines.client.FailureClass;
-import narwhal.engines.client.Phase;
-import narwhal.engines.client.TokenCounts;
-import narwhal.engines.connector.PrefillResult;
-import narwhal.engines.spi.HandoffStyle;
+import narwhal.time.Scheduler;
+import narwhal.time.Timer;
+import narwhal.core.legs.DecodeCall;
+import narwhal.core.legs.DecodeListener;
+import narwhal.time.Durations;
+import narwhal.core.legs.EngineClient;
+import narwhal.core.legs.EngineFailure;
+import narwhal.api.FailureClass;
+import narwhal.spi.Phase;
+import narwhal.core.legs.TokenCounts;
+import narwhal.spi.PrefillResult;
+import narwhal.spi.HandoffStyle;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.StreamEvent;
 import narwhal.proto.v1.StreamOptions;
@@ -667,7 +667,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     }
     // A bug in a dialect or transport must still end the request cleanly, as a 502.
     log.error("unexpected error in the {} leg", phase.wireName(), t);
-    return new EngineFailure(phase, narwhal.engines.client.FailureClass.INFERENCE_STATUS, 502, "internal",
+    return new EngineFailure(phase, narwhal.api.FailureClass.INFERENCE_STATUS, 502, "internal",
         "router", "internal error in the " + phase.wireName() + " leg: " + t, false, t);
   }
 }

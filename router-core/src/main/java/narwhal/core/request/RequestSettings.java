@@ -2,8 +2,8 @@ package narwhal.core.request;
 
 import java.time.Duration;
 import narwhal.config.FleetConfig;
-import narwhal.engines.client.LegLimits;
-import narwhal.engines.spi.ExchangeOptions;
+import narwhal.core.legs.LegLimits;
+import narwhal.spi.ExchangeOptions;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -1,11 +1,11 @@
 package narwhal.core.request;
 
 import narwhal.core.admission.Seat;
-import narwhal.core.api.AdmissionTicket;
-import narwhal.core.api.RouterError;
+import narwhal.api.AdmissionTicket;
+import narwhal.api.RouterError;
 import narwhal.core.outcome.RequestOutcome;
 import narwhal.core.outcome.Terminal;
-import narwhal.core.time.Scheduler;
+import narwhal.time.Scheduler;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -7,7 +7,7 @@ import narwhal.core.health.EngineHealthTracker;
 import narwhal.core.journal.Journal;
 import narwhal.core.retry.Backoff;
 import narwhal.core.retry.RetryBudget;
-import narwhal.engines.client.EngineClient;
+import narwhal.core.legs.EngineClient;
 
 /** What every request of one router shares. */
 record RouterRuntime(

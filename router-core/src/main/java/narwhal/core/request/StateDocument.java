@@ -7,7 +7,7 @@ import java.util.Map;
 import narwhal.core.admission.Admission;
 import narwhal.core.fleet.EngineState;
 import narwhal.core.metrics.RouterMetrics;
-import narwhal.engines.client.FailureClass;
+import narwhal.api.FailureClass;
 
 /**
  * {@code GET /narwhal/state}: schema {@code narwhal.state}, version 1. Per engine its role,

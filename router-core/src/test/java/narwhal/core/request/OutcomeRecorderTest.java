@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import narwhal.config.SloConfig;
-import narwhal.core.api.RouterError;
+import narwhal.api.RouterError;
 import narwhal.core.journal.Journal;
 import narwhal.core.metrics.RouterMetrics;
 import narwhal.core.metrics.SeriesName;

@@ -1,5 +1,7 @@
 package narwhal.adapters.kit;
 
+import narwhal.testing.Poll;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -17,14 +19,14 @@ import narwhal.adapters.kit.Bench.Running;
 import narwhal.config.EngineSpec;
 import narwhal.config.FleetConfig;
 import narwhal.core.checks.CheckResult;
-import narwhal.engine.http.EventLoopScheduler;
+import narwhal.netty.EventLoopScheduler;
 import narwhal.engine.http.NettyEngineTransport;
-import narwhal.engines.client.FailureClass;
-import narwhal.engines.client.Phase;
-import narwhal.engines.spi.EngineDialect;
-import narwhal.engines.spi.EngineDialects;
-import narwhal.engines.spi.HandoffStyle;
-import narwhal.engines.spi.MalformedEventException;
+import narwhal.api.FailureClass;
+import narwhal.spi.Phase;
+import narwhal.spi.EngineDialect;
+import narwhal.spi.EngineDialects;
+import narwhal.spi.HandoffStyle;
+import narwhal.spi.MalformedEventException;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.KvHandoffDescriptor;
 import narwhal.proto.v1.Route;
@@ -416,7 +418,7 @@ public abstract class AdapterConformanceSuite {
       assertCancelled(b, r);
       assertThat(r.sink().outcome().tokens()).isEqualTo(expected(2));
       assertThat(b.legsTo(b.consumer)).singleElement().satisfies(e -> assertThat(e.cancelled()).isTrue());
-      Eventually.await(adapter.timeouts().settle(), () -> b.pair.consumer().aborted() >= 1,
+      Poll.until(adapter.timeouts().settle(), () -> b.pair.consumer().aborted() >= 1,
           () -> "the consumer engine to see its stream abandoned");
     }
 
@@ -427,7 +429,7 @@ public abstract class AdapterConformanceSuite {
       List<Fault> faults = holdDecodeIfConcurrent(List.of(Fault.delayHeaders(Phase.PREFILL, adapter.timeouts().hold())));
       Bench b = bench(faults, UnaryOperator.identity(), UnaryOperator.identity(), Cancellation::noLegTimeouts);
       Running r = b.submit(completion(true));
-      Eventually.await(adapter.timeouts().settle(),
+      Poll.until(adapter.timeouts().settle(),
           () -> b.pair.producer().inFlight() > 0 && (!b.concurrent() || b.pair.consumer().inFlight() > 0),
           () -> "every leg to reach its engine");
 
@@ -481,7 +483,7 @@ public abstract class AdapterConformanceSuite {
     }
 
     private void assertCancelled(Bench b, Running r) {
-      Eventually.await(adapter.timeouts().settle(), () -> !b.journal.rows().isEmpty(), () -> "the journal row");
+      Poll.until(adapter.timeouts().settle(), () -> !b.journal.rows().isEmpty(), () -> "the journal row");
       assertThat(b.journal.rows()).singleElement()
           .satisfies(row -> assertThat(row).containsEntry("terminal", "cancelled"));
       b.awaitQuiet();

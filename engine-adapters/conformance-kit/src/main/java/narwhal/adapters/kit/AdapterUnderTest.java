@@ -1,8 +1,8 @@
 package narwhal.adapters.kit;
 
 import java.util.List;
-import narwhal.engines.spi.EngineDialect;
-import narwhal.engines.spi.EngineHttpRequest;
+import narwhal.spi.EngineDialect;
+import narwhal.spi.EngineHttpRequest;
 import narwhal.proto.v1.KvHandoffDescriptor;
 import org.jspecify.annotations.Nullable;
 

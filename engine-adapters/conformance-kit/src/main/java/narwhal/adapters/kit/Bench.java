@@ -1,5 +1,7 @@
 package narwhal.adapters.kit;
 
+import narwhal.testing.Poll;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Clock;
@@ -16,20 +18,20 @@ import narwhal.config.EngineConfig;
 import narwhal.config.EngineRole;
 import narwhal.config.EngineSpec;
 import narwhal.config.FleetConfig;
-import narwhal.core.api.RequestHandle;
+import narwhal.api.RequestHandle;
 import narwhal.core.checks.CheckResult;
 import narwhal.core.checks.EngineChecks;
 import narwhal.core.fleet.Fleet;
 import narwhal.core.request.DisaggregatedRouter;
-import narwhal.core.time.Scheduler;
-import narwhal.engine.http.EventLoopScheduler;
-import narwhal.engines.client.EngineClient;
-import narwhal.engines.client.EngineFailure;
-import narwhal.engines.spi.EngineDialect;
-import narwhal.engines.spi.EngineDialects;
-import narwhal.engines.spi.EngineHttpRequest;
-import narwhal.engines.spi.EngineTransport;
-import narwhal.engines.spi.HandoffStyle;
+import narwhal.time.Scheduler;
+import narwhal.netty.EventLoopScheduler;
+import narwhal.core.legs.EngineClient;
+import narwhal.core.legs.EngineFailure;
+import narwhal.spi.EngineDialect;
+import narwhal.spi.EngineDialects;
+import narwhal.spi.EngineHttpRequest;
+import narwhal.spi.EngineTransport;
+import narwhal.spi.HandoffStyle;
 import narwhal.proto.v1.CompletionRequest;
 import org.junit.jupiter.api.Assumptions;
 
@@ -159,7 +161,7 @@ final class Bench implements AutoCloseable {
   }
 
   void awaitTokens(Running running, int n) {
-    Eventually.await(timeouts.settle(), () -> running.sink().tokenCount() >= n,
+    Poll.until(timeouts.settle(), () -> running.sink().tokenCount() >= n,
         () -> "the client to see " + n + " tokens; it saw " + running.sink().outcome().log());
   }
 
@@ -194,7 +196,7 @@ final class Bench implements AutoCloseable {
 
   /** Waits until nothing runs on either side and no reservation is held. */
   void awaitQuiet() {
-    Eventually.await(timeouts.settle(), () -> quietProblems().isEmpty(), () -> "quiet: " + quietProblems());
+    Poll.until(timeouts.settle(), () -> quietProblems().isEmpty(), () -> "quiet: " + quietProblems());
   }
 
   private List<String> quietProblems() {
@@ -227,7 +229,7 @@ final class Bench implements AutoCloseable {
     } finally {
       pair.close();
     }
-    Eventually.await(timeouts.settle(), () -> shared.openConnections() == 0,
+    Poll.until(timeouts.settle(), () -> shared.openConnections() == 0,
         () -> "every engine connection closed once the engines stopped; open: " + shared.openConnections());
   }
 

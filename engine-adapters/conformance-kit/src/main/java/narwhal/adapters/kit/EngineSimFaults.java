@@ -2,7 +2,7 @@ package narwhal.adapters.kit;
 
 import java.util.ArrayList;
 import java.util.List;
-import narwhal.engines.client.Phase;
+import narwhal.spi.Phase;
 
 /**
  * {@link Fault}s as narwhal engine-sim fault specs (engine-sim/README.md, "Fault specs"), for

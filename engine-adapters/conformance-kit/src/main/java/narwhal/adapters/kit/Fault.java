@@ -2,7 +2,7 @@ package narwhal.adapters.kit;
 
 import java.time.Duration;
 import java.util.Objects;
-import narwhal.engines.client.Phase;
+import narwhal.spi.Phase;
 
 /**
  * One fault the kit asks an engine to inject, in engine-neutral terms. An {@link AdapterUnderTest}

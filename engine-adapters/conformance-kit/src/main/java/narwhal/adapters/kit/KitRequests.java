@@ -2,7 +2,7 @@ package narwhal.adapters.kit;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
-import narwhal.core.api.InvalidRequestException;
+import narwhal.api.InvalidRequestException;
 import narwhal.openai.Json;
 import narwhal.openai.OpenAiRequestCodec;
 import narwhal.proto.v1.CompletionRequest;

@@ -1,7 +1,7 @@
 package narwhal.adapters.kit;
 
 import java.util.List;
-import narwhal.core.api.RouterError;
+import narwhal.api.RouterError;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -3,10 +3,10 @@ package narwhal.adapters.kit;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
-import narwhal.engines.spi.EngineHttpRequest;
-import narwhal.engines.spi.Exchange;
-import narwhal.engines.spi.ExchangeHandler;
-import narwhal.engines.spi.TransportFailure;
+import narwhal.spi.EngineHttpRequest;
+import narwhal.spi.Exchange;
+import narwhal.spi.ExchangeHandler;
+import narwhal.spi.TransportFailure;
 import org.jspecify.annotations.Nullable;
 
 /**

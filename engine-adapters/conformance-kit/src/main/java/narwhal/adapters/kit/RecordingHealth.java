@@ -3,7 +3,7 @@ package narwhal.adapters.kit;
 import java.util.ArrayList;
 import java.util.List;
 import narwhal.core.health.EngineHealthTracker;
-import narwhal.engines.client.EngineFailure;
+import narwhal.core.legs.EngineFailure;
 import org.jspecify.annotations.Nullable;
 
 /** The breaker's view: every leg failure the core reports, with the engine it blames. */

@@ -3,9 +3,9 @@ package narwhal.adapters.kit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import narwhal.core.api.ClientSink;
-import narwhal.core.api.ResponseStart;
-import narwhal.core.api.RouterError;
+import narwhal.api.ClientSink;
+import narwhal.api.ResponseStart;
+import narwhal.api.RouterError;
 import narwhal.proto.v1.StreamEvent;
 import org.jspecify.annotations.Nullable;
 

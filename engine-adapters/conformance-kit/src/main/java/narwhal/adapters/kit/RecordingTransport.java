@@ -4,12 +4,12 @@ import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import narwhal.config.EngineSpec;
-import narwhal.core.time.Scheduler;
-import narwhal.engines.spi.EngineHttpRequest;
-import narwhal.engines.spi.EngineTransport;
-import narwhal.engines.spi.Exchange;
-import narwhal.engines.spi.ExchangeHandler;
-import narwhal.engines.spi.ExchangeOptions;
+import narwhal.time.Scheduler;
+import narwhal.spi.EngineHttpRequest;
+import narwhal.spi.EngineTransport;
+import narwhal.spi.Exchange;
+import narwhal.spi.ExchangeHandler;
+import narwhal.spi.ExchangeOptions;
 
 /**
  * The real transport, with every exchange recorded: what each leg sent, what the engine answered

@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.function.UnaryOperator;
 import narwhal.config.EngineRole;
 import narwhal.config.EngineSpec;
-import narwhal.engines.client.Phase;
+import narwhal.spi.Phase;
 import narwhal.sim.FaultPlan;
 import narwhal.sim.SimEngine;
 import narwhal.sim.SimOptions;

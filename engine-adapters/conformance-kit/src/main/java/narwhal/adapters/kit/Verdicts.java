@@ -1,12 +1,14 @@
 package narwhal.adapters.kit;
 
+import narwhal.testing.Poll;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import narwhal.config.EngineSpec;
-import narwhal.core.api.RouterError;
-import narwhal.engines.client.FailureClass;
-import narwhal.engines.client.Phase;
-import narwhal.engines.spi.UnreadableHandoffException;
+import narwhal.api.RouterError;
+import narwhal.api.FailureClass;
+import narwhal.spi.Phase;
+import narwhal.spi.UnreadableHandoffException;
 import narwhal.proto.v1.KvHandoffDescriptor;
 
 /** The judgements the suite's checks share. */
@@ -65,7 +67,7 @@ final class Verdicts {
     EngineSpec blamed = phase == Phase.PREFILL ? b.producer : b.consumer;
     EngineSpec innocent = phase == Phase.PREFILL ? b.consumer : b.producer;
     // The breaker hears of the failure in the same loop task that answers the client, possibly after it.
-    Eventually.await(b.timeouts.settle(),
+    Poll.until(b.timeouts.settle(),
         () -> b.failures().stream().anyMatch(f -> f.failureClass() == failureClass && f.engineIid().equals(blamed.iid())),
         () -> "a " + failureClass.wireName() + " failure blamed on " + blamed.iid() + "; reported: " + b.failures());
     assertThat(b.failures()).as("failures blamed on the engine that behaved")

@@ -4,14 +4,15 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import narwhal.openai.ModelLists;
 import narwhal.config.EngineSpec;
-import narwhal.engines.spi.DecodeEventDecoder;
-import narwhal.engines.spi.EngineDialect;
-import narwhal.engines.spi.EngineHttpRequest;
-import narwhal.engines.spi.HandoffStyle;
-import narwhal.engines.spi.OpenAiErrorBodies;
-import narwhal.engines.spi.OpenAiStreamDecoder;
-import narwhal.engines.spi.UnreadableHandoffException;
+import narwhal.spi.DecodeEventDecoder;
+import narwhal.spi.EngineDialect;
+import narwhal.spi.EngineHttpRequest;
+import narwhal.spi.HandoffStyle;
+import narwhal.openai.OpenAiErrorBodies;
+import narwhal.openai.OpenAiStreamDecoder;
+import narwhal.spi.UnreadableHandoffException;
 import narwhal.openai.OpenAiRequestCodec;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.KvHandoffDescriptor;
@@ -135,5 +136,10 @@ public final class SglangDialect implements EngineDialect {
     byte[] bytes = body.toString().getBytes(StandardCharsets.UTF_8);
     return new EngineHttpRequest("POST", endpoint(request.getRoute()),
         Map.of("X-Request-Id", backendRequestId, "Content-Type", "application/json"), bytes);
+  }
+
+  @Override
+  public java.util.List<String> readModels(String body) {
+    return ModelLists.ids(body);
   }
 }

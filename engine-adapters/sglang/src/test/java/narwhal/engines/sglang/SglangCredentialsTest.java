@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 import narwhal.config.EngineApiKey;
-import narwhal.core.api.RouterError;
-import narwhal.engines.client.AuthorizingTransport;
-import narwhal.engines.client.FailureClass;
+import narwhal.api.RouterError;
+import narwhal.core.legs.AuthorizingTransport;
+import narwhal.api.FailureClass;
 import narwhal.testing.ScriptedTransport.Call;
 import org.junit.jupiter.api.Test;
 

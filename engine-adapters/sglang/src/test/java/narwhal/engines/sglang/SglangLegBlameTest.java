@@ -3,8 +3,8 @@ package narwhal.engines.sglang;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
-import narwhal.core.time.ManualScheduler;
-import narwhal.engines.client.EngineFailure;
+import narwhal.time.ManualScheduler;
+import narwhal.core.legs.EngineFailure;
 import narwhal.testing.ScriptedTransport.Call;
 import org.junit.jupiter.api.Test;
 

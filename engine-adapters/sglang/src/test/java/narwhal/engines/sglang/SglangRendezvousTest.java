@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Map;
-import narwhal.engines.spi.HandoffStyle;
-import narwhal.engines.spi.UnreadableHandoffException;
+import narwhal.spi.HandoffStyle;
+import narwhal.spi.UnreadableHandoffException;
 import narwhal.proto.v1.KvHandoffDescriptor;
 import org.junit.jupiter.api.Test;
 

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.math.BigInteger;
 import java.util.Map;
-import narwhal.engines.spi.EngineHttpRequest;
+import narwhal.spi.EngineHttpRequest;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.KvHandoffDescriptor;
 import org.junit.jupiter.api.Test;

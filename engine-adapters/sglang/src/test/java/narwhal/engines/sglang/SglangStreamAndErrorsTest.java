@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ServiceLoader;
-import narwhal.engines.spi.DecodeEventDecoder;
-import narwhal.engines.spi.EngineDialect;
-import narwhal.engines.spi.EngineDialects;
-import narwhal.engines.spi.MalformedEventException;
+import narwhal.spi.DecodeEventDecoder;
+import narwhal.spi.EngineDialect;
+import narwhal.spi.EngineDialects;
+import narwhal.spi.MalformedEventException;
 import narwhal.proto.v1.Route;
 import narwhal.proto.v1.StreamEvent;
 import org.junit.jupiter.api.Test;

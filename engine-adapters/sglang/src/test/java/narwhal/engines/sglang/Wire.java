@@ -10,7 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import narwhal.config.EngineRole;
 import narwhal.config.EngineSpec;
-import narwhal.core.api.InvalidRequestException;
+import narwhal.api.InvalidRequestException;
 import narwhal.openai.OpenAiRequestCodec;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.Route;

@@ -9,7 +9,7 @@ import java.util.Iterator;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import narwhal.engines.spi.UnreadableHandoffException;
+import narwhal.spi.UnreadableHandoffException;
 import narwhal.openai.Json;
 import narwhal.proto.v1.KvHandoffDescriptor;
 

@@ -4,12 +4,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
-import narwhal.engines.spi.DecodeEventDecoder;
-import narwhal.engines.spi.EngineDialect;
-import narwhal.engines.spi.EngineHttpRequest;
-import narwhal.engines.spi.OpenAiErrorBodies;
-import narwhal.engines.spi.OpenAiStreamDecoder;
-import narwhal.engines.spi.UnreadableHandoffException;
+import narwhal.openai.ModelLists;
+import narwhal.spi.DecodeEventDecoder;
+import narwhal.spi.EngineDialect;
+import narwhal.spi.EngineHttpRequest;
+import narwhal.openai.OpenAiErrorBodies;
+import narwhal.openai.OpenAiStreamDecoder;
+import narwhal.spi.UnreadableHandoffException;
 import narwhal.openai.Json;
 import narwhal.openai.OpenAiRequestCodec;
 import narwhal.proto.v1.CompletionRequest;
@@ -121,5 +122,10 @@ public final class VllmDialect implements EngineDialect {
     byte[] bytes = body.toString().getBytes(StandardCharsets.UTF_8);
     return new EngineHttpRequest("POST", endpoint(route),
         Map.of("X-Request-Id", backendRequestId, "Content-Type", "application/json"), bytes);
+  }
+
+  @Override
+  public java.util.List<String> readModels(String body) {
+    return ModelLists.ids(body);
   }
 }

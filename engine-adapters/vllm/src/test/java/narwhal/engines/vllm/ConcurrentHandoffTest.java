@@ -6,13 +6,13 @@ import java.util.List;
 import narwhal.config.EngineRole;
 import narwhal.config.EngineSpec;
 import narwhal.config.FleetConfig;
-import narwhal.core.api.RouterError;
-import narwhal.engines.spi.DecodeEventDecoder;
-import narwhal.engines.spi.EngineDialect;
-import narwhal.engines.spi.EngineDialects;
-import narwhal.engines.spi.EngineHttpRequest;
-import narwhal.engines.spi.HandoffStyle;
-import narwhal.engines.spi.UnreadableHandoffException;
+import narwhal.api.RouterError;
+import narwhal.spi.DecodeEventDecoder;
+import narwhal.spi.EngineDialect;
+import narwhal.spi.EngineDialects;
+import narwhal.spi.EngineHttpRequest;
+import narwhal.spi.HandoffStyle;
+import narwhal.spi.UnreadableHandoffException;
 import narwhal.engines.vllm.RouterFixture.Client;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.KvHandoffDescriptor;
@@ -182,6 +182,11 @@ class ConcurrentHandoffTest {
     @Override
     public HandoffStyle handoffStyle() {
       return HandoffStyle.CONCURRENT;
+    }
+
+    @Override
+    public java.util.List<String> readModels(String body) {
+      return vllm.readModels(body);
     }
 
     @Override

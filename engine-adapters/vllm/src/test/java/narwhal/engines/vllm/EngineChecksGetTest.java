@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.concurrent.CompletableFuture;
 import narwhal.core.checks.CheckResult;
 import narwhal.core.checks.CheckResult.Outcome;
-import narwhal.engines.spi.TransportFailure;
+import narwhal.spi.TransportFailure;
 import narwhal.testing.ScriptedTransport.Call;
 import org.junit.jupiter.api.Test;
 

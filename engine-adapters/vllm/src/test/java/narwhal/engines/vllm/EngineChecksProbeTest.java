@@ -12,7 +12,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.concurrent.CompletableFuture;
 import narwhal.core.checks.CheckResult;
 import narwhal.core.checks.CheckResult.Outcome;
-import narwhal.engines.client.Phase;
+import narwhal.spi.Phase;
 import narwhal.testing.ScriptedTransport.Call;
 import org.junit.jupiter.api.Test;
 

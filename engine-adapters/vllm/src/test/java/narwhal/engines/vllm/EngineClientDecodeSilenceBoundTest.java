@@ -2,8 +2,8 @@ package narwhal.engines.vllm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import narwhal.engines.client.EngineFailure;
-import narwhal.engines.client.FailureClass;
+import narwhal.core.legs.EngineFailure;
+import narwhal.api.FailureClass;
 import narwhal.testing.ScriptedTransport.Call;
 import org.junit.jupiter.api.Test;
 

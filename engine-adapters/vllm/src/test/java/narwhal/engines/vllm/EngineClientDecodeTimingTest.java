@@ -3,12 +3,12 @@ package narwhal.engines.vllm;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
-import narwhal.engines.client.DecodeCall;
-import narwhal.engines.client.EngineFailure;
-import narwhal.engines.client.FailureClass;
-import narwhal.engines.client.LegLimits;
-import narwhal.engines.client.Phase;
-import narwhal.engines.spi.ExchangeOptions;
+import narwhal.core.legs.DecodeCall;
+import narwhal.core.legs.EngineFailure;
+import narwhal.api.FailureClass;
+import narwhal.core.legs.LegLimits;
+import narwhal.spi.Phase;
+import narwhal.spi.ExchangeOptions;
 import narwhal.testing.ScriptedTransport.Call;
 import org.junit.jupiter.api.Test;
 

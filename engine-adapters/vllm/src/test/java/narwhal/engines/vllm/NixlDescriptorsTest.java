@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import narwhal.engines.spi.UnreadableHandoffException;
+import narwhal.spi.UnreadableHandoffException;
 import narwhal.proto.v1.KvHandoffDescriptor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

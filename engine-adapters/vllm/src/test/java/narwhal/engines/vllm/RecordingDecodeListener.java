@@ -2,8 +2,8 @@ package narwhal.engines.vllm;
 
 import java.util.ArrayList;
 import java.util.List;
-import narwhal.engines.client.DecodeListener;
-import narwhal.engines.client.EngineFailure;
+import narwhal.core.legs.DecodeListener;
+import narwhal.core.legs.EngineFailure;
 import narwhal.proto.v1.StreamEvent;
 
 /** Keeps everything a decode leg reports, in order. */

@@ -2,9 +2,9 @@ package narwhal.engines.vllm;
 
 import java.util.ArrayList;
 import java.util.List;
-import narwhal.core.api.ClientSink;
-import narwhal.core.api.ResponseStart;
-import narwhal.core.api.RouterError;
+import narwhal.api.ClientSink;
+import narwhal.api.ResponseStart;
+import narwhal.api.RouterError;
 import narwhal.proto.v1.StreamEvent;
 
 /**

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.codahale.metrics.Counter;
 import java.util.List;
 import java.util.Map;
-import narwhal.core.api.AdmissionTicket;
-import narwhal.core.api.RequestHandle;
-import narwhal.core.api.RouterError;
+import narwhal.api.AdmissionTicket;
+import narwhal.api.RequestHandle;
+import narwhal.api.RouterError;
 import narwhal.core.metrics.SeriesName;
 import narwhal.engines.vllm.RouterFixture.Client;
 import narwhal.proto.v1.CompletionRequest;
@@ -165,7 +165,7 @@ class RouterAdmissionTest {
     assertThat(ticket.timeLimitNanos()).isEqualTo(java.util.concurrent.TimeUnit.SECONDS.toNanos(600));
 
     r.loop.advanceMillis(600_000);
-    ticket.expired(narwhal.core.api.ClientErrors.bodyTimeout(ticket.timeLimitNanos()));
+    ticket.expired(narwhal.api.ClientErrors.bodyTimeout(ticket.timeLimitNanos()));
     ticket.abandon(); // a ticket ends once
 
     assertThat(inFlight(r)).isZero();

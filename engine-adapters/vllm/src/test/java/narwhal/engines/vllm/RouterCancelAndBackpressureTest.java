@@ -2,7 +2,7 @@ package narwhal.engines.vllm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import narwhal.engines.spi.TransportFailure;
+import narwhal.spi.TransportFailure;
 import narwhal.engines.vllm.RouterFixture.Client;
 import narwhal.testing.ScriptedTransport.Call;
 import org.junit.jupiter.api.Test;

@@ -2,7 +2,7 @@ package narwhal.engines.vllm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import narwhal.core.api.RouterError;
+import narwhal.api.RouterError;
 import narwhal.engines.vllm.RouterFixture.Client;
 import org.junit.jupiter.api.Test;
 

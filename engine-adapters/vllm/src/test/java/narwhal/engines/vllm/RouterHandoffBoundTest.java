@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import narwhal.config.EngineContract;
 import narwhal.config.FleetConfig;
-import narwhal.core.api.RouterError;
+import narwhal.api.RouterError;
 import narwhal.engines.vllm.RouterFixture.Client;
 import org.junit.jupiter.api.Test;
 

@@ -6,7 +6,7 @@ import java.util.List;
 import narwhal.config.EngineRole;
 import narwhal.config.EngineSpec;
 import narwhal.config.FleetConfig;
-import narwhal.engines.spi.TransportFailure;
+import narwhal.spi.TransportFailure;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

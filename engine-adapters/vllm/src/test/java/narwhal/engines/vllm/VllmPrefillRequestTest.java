@@ -4,7 +4,7 @@ import static narwhal.engines.vllm.Wire.tree;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import narwhal.engines.spi.EngineHttpRequest;
+import narwhal.spi.EngineHttpRequest;
 import org.junit.jupiter.api.Test;
 
 /** The prefill leg's HTTP request, compared as whole JSON trees. */

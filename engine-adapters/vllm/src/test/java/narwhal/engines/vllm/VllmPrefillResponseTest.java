@@ -3,9 +3,9 @@ package narwhal.engines.vllm;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import narwhal.engines.connector.DescriptorValidator;
-import narwhal.engines.connector.PrefillResult;
-import narwhal.engines.spi.UnreadableHandoffException;
+import narwhal.core.legs.DescriptorValidator;
+import narwhal.spi.PrefillResult;
+import narwhal.spi.UnreadableHandoffException;
 import narwhal.proto.v1.KvHandoffDescriptor;
 import narwhal.proto.v1.Route;
 import org.junit.jupiter.api.Test;

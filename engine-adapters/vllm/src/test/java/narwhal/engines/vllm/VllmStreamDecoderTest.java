@@ -3,8 +3,8 @@ package narwhal.engines.vllm;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import narwhal.engines.spi.DecodeEventDecoder;
-import narwhal.engines.spi.MalformedEventException;
+import narwhal.spi.DecodeEventDecoder;
+import narwhal.spi.MalformedEventException;
 import narwhal.proto.v1.Route;
 import narwhal.proto.v1.StreamError;
 import narwhal.proto.v1.StreamEvent;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import narwhal.core.api.InvalidRequestException;
+import narwhal.api.InvalidRequestException;
 import narwhal.openai.OpenAiRequestCodec;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.Route;

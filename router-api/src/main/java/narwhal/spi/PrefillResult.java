@@ -1,0 +1,100 @@
+package narwhal.spi;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.UncheckedIOException;
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import narwhal.proto.v1.KvHandoffDescriptor;
+import narwhal.proto.v1.Route;
+
+/**
+ * What a prefill leg produced: the backend-owned KV handoff descriptor together with the producer
+ * URL, the endpoint it served and the backend request id. Pass it, unchanged, to
+ * {@link narwhal.core.legs.EngineClient#decode}.
+ *
+ * <p>Immutable. {@link #parameters()} hands out a detached copy of the transfer parameters, so
+ * inspecting or changing that copy never changes the handoff.
+ */
+public final class PrefillResult {
+
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+
+  private final narwhal.proto.v1.PrefillResult proto;
+  private final String parametersJson;
+  private final long legStartedNanos;
+  private final long completedNanos;
+
+  /**
+   * @param parametersJson the descriptor rendered as the engine family's transfer parameters
+   * @param legStartedNanos when the producer HTTP leg started: the handoff's age counts from here
+   * @param completedNanos when the producer HTTP leg completed
+   */
+  public PrefillResult(
+      narwhal.proto.v1.PrefillResult proto, String parametersJson, long legStartedNanos, long completedNanos) {
+    this.proto = proto;
+    this.parametersJson = parametersJson;
+    this.legStartedNanos = legStartedNanos;
+    this.completedNanos = completedNanos;
+  }
+
+  public KvHandoffDescriptor descriptor() {
+    return proto.getHandoff();
+  }
+
+  public String producerUrl() {
+    return proto.getProducerUrl();
+  }
+
+  public String producerIid() {
+    return proto.getProducerIid();
+  }
+
+  /** The endpoint path the producer served; the decode leg must use the same one. */
+  public String endpoint() {
+    return proto.getEndpoint();
+  }
+
+  public Route route() {
+    return proto.getRoute();
+  }
+
+  public String backendRequestId() {
+    return proto.getBackendRequestId();
+  }
+
+  public long legStartedNanos() {
+    return legStartedNanos;
+  }
+
+  public long completedNanos() {
+    return completedNanos;
+  }
+
+  /** The handoff's age at {@code nowNanos}, counted from the start of the producer HTTP leg. */
+  public long ageNanos(long nowNanos) {
+    return nowNanos - legStartedNanos;
+  }
+
+  /** The contract message, e.g. for logging or the gRPC API. */
+  public narwhal.proto.v1.PrefillResult toProto() {
+    return proto;
+  }
+
+  /** A fresh, mutable copy of the transfer parameters; changing it never changes this result. */
+  public Map<String, Object> parameters() {
+    try {
+      return MAPPER.readValue(parametersJson, new TypeReference<LinkedHashMap<String, Object>>() {});
+    } catch (IOException e) {
+      throw new UncheckedIOException("transfer parameters are not a JSON object", e);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "PrefillResult{producer=" + producerIid() + " " + producerUrl() + endpoint()
+        + ", backendRequestId=" + backendRequestId() + ", engine_id=" + descriptor().getEngineId()
+        + ", blocks=" + descriptor().getBlockIdsCount() + "}";
+  }
+}

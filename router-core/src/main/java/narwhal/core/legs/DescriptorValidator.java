@@ -1,0 +1,33 @@
+package narwhal.core.legs;
+
+import narwhal.spi.PrefillResult;
+
+import narwhal.spi.EngineDialect;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Checks a KV handoff before the decode HTTP request is made. A descriptor that fails is never sent
+ * to a consumer: the attempt fails as a {@code kv_handoff} failure.
+ *
+ * <p>Opaque runtime fields are not inspected; they travel verbatim.
+ */
+public final class DescriptorValidator {
+
+  private DescriptorValidator() {}
+
+  /**
+   * Returns why {@code handoff} cannot be used by a consumer speaking {@code dialect}, configured
+   * with {@code consumerConnector}, for a decode on {@code decodeEndpoint}, or null when it can.
+   */
+  public static @Nullable String problem(
+      PrefillResult handoff, EngineDialect dialect, String consumerConnector, String decodeEndpoint) {
+    String problem = dialect.handoffProblem(handoff.descriptor(), consumerConnector);
+    if (problem != null) {
+      return problem;
+    }
+    if (!handoff.endpoint().equals(decodeEndpoint)) {
+      return "the producer served " + handoff.endpoint() + " but the decode leg would use " + decodeEndpoint;
+    }
+    return null;
+  }
+}

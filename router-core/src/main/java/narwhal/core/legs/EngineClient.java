@@ -1,0 +1,143 @@
+package narwhal.core.legs;
+
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
+import narwhal.config.EngineSpec;
+import narwhal.time.Scheduler;
+import narwhal.spi.PrefillResult;
+import narwhal.spi.EngineDialect;
+import narwhal.spi.EngineDialects;
+import narwhal.spi.EngineHttpRequest;
+import narwhal.spi.HandoffStyle;
+import narwhal.spi.EngineTransport;
+import narwhal.proto.v1.CompletionRequest;
+import narwhal.proto.v1.KvHandoffDescriptor;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Runs single engine legs: a prefill that yields a {@link PrefillResult}, and a decode that takes
+ * that result and streams. It owns what is true of one leg whatever request it serves (fresh
+ * backend request ids, the leg's timers, descriptor validation, stream termination rules and the
+ * mapping of faults to {@link EngineFailure}), and nothing about the request around it: placement,
+ * retries, reservations and the client belong to the caller.
+ *
+ * <pre>{@code
+ * client.prefill(producer, request, prefillLimits, loop)
+ *     .thenAccept(handoff -> client.decode(consumer, request, handoff, decodeLimits, loop, listener));
+ * }</pre>
+ *
+ * <p>Thread-safe; each leg runs on the scheduler passed to it.
+ */
+public final class EngineClient {
+
+  private final EngineTransport transport;
+  private final EngineDialects dialects;
+  private final Supplier<String> backendIds;
+
+  public EngineClient(EngineTransport transport, EngineDialects dialects) {
+    this(transport, dialects, () -> UUID.randomUUID().toString());
+  }
+
+  public EngineClient(EngineTransport transport, EngineDialects dialects, Supplier<String> backendIds) {
+    this.transport = transport;
+    this.dialects = dialects;
+    this.backendIds = backendIds;
+  }
+
+  /**
+   * Sends the prefill leg to {@code producer}. The future completes on {@code loop} with the
+   * handoff, or exceptionally with an {@link EngineFailure}. Cancelling the future cancels the leg.
+   */
+  public CompletableFuture<PrefillResult> prefill(
+      EngineSpec producer, CompletionRequest request, LegLimits limits, Scheduler loop) {
+    PrefillLeg leg = new PrefillLeg(
+        transport, dialects.get(producer.dialect()), producer, request, backendIds.get(), limits, loop);
+    loop.runInLoop(leg::start);
+    return leg.result();
+  }
+
+  /**
+   * Sends the decode leg to {@code consumer}. With a {@code handoff} from another engine the
+   * descriptor is validated first (a bad one fails the leg as {@code kv_handoff} and nothing is
+   * sent); with no handoff, or one produced by {@code consumer} itself, the leg carries no
+   * transfer parameters and relies on the engine's prefix cache.
+   */
+  public DecodeCall decode(
+      EngineSpec consumer,
+      CompletionRequest request,
+      @Nullable PrefillResult handoff,
+      LegLimits limits,
+      Scheduler loop,
+      DecodeListener listener) {
+    DecodeLeg leg = new DecodeLeg(
+        transport, dialects.get(consumer.dialect()), consumer, request, handoff, backendIds.get(), limits,
+        loop, listener);
+    loop.runInLoop(leg::start);
+    return leg;
+  }
+
+  /** How {@code producer}'s dialect moves the KV cache, which decides how a request's legs run. */
+  public HandoffStyle handoffStyle(EngineSpec producer) {
+    return dialects.get(producer.dialect()).handoffStyle();
+  }
+
+  /**
+   * Runs both legs of a {@link HandoffStyle#CONCURRENT} handoff at once: plans a rendezvous with a
+   * fresh random room, sends the decode leg carrying it (validated first: a rendezvous the dialect
+   * rejects fails the decode leg as {@code kv_handoff} and then nothing at all is sent) and the
+   * prefill leg carrying the same one. The prefill future completes with the planned handoff when
+   * the producer answers 200 (its body is drained); the caller cancels the sibling when either
+   * leg fails, so neither outlives the other.
+   */
+  public ConcurrentLegs concurrent(
+      EngineSpec producer,
+      EngineSpec consumer,
+      CompletionRequest request,
+      CompletionRequest decodeRequest,
+      LegLimits prefillLimits,
+      LegLimits decodeLimits,
+      Scheduler loop,
+      DecodeListener listener) {
+    EngineDialect dialect = dialects.get(producer.dialect());
+    // Random across the whole range, so rooms from several routers sharing engines do not collide.
+    long room = ThreadLocalRandom.current().nextLong(Long.MAX_VALUE);
+    KvHandoffDescriptor rendezvous = dialect.planHandoff(producer, room);
+    String prefillId = backendIds.get();
+    EngineHttpRequest prefillHttp = dialect.prefillRequest(request, rendezvous, prefillId);
+    PrefillResult planned = new PrefillResult(
+        narwhal.proto.v1.PrefillResult.newBuilder()
+            .setHandoff(rendezvous)
+            .setProducerUrl(producer.url().toString())
+            .setProducerIid(producer.iid())
+            .setEndpoint(prefillHttp.path())
+            .setBackendRequestId(prefillId)
+            .setRoute(request.getRoute())
+            .build(),
+        dialect.transferParametersJson(rendezvous), loop.nanoTime(), loop.nanoTime());
+    PrefillLeg prefill = new PrefillLeg(
+        transport, dialect, producer, request, prefillId, prefillLimits, loop, prefillHttp, planned);
+    DecodeLeg decode = new DecodeLeg(
+        transport, dialects.get(consumer.dialect()), consumer, decodeRequest, planned, backendIds.get(),
+        decodeLimits, loop, listener);
+    loop.runInLoop(() -> {
+      decode.start();
+      if (decode.isFinished()) {
+        // The rendezvous was refused before anything was sent: the prefill leg is never sent.
+        prefill.result().cancel(false);
+      } else {
+        prefill.start();
+      }
+    });
+    return new ConcurrentLegs(prefill.result(), decode);
+  }
+
+  /** The two legs of a concurrent handoff. */
+  public record ConcurrentLegs(CompletableFuture<PrefillResult> prefill, DecodeCall decode) {}
+
+  /** Engine connections currently open, for tests and metrics. */
+  public int openConnections() {
+    return transport.openConnections();
+  }
+}

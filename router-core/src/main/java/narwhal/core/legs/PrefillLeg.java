@@ -1,0 +1,177 @@
+package narwhal.core.legs;
+
+import narwhal.spi.Phase;
+import narwhal.api.FailureClass;
+import narwhal.time.Durations;
+
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import narwhal.config.EngineSpec;
+import narwhal.time.Scheduler;
+import narwhal.time.Timer;
+import narwhal.spi.PrefillResult;
+import narwhal.spi.EngineDialect;
+import narwhal.spi.EngineHttpRequest;
+import narwhal.spi.Exchange;
+import narwhal.spi.ExchangeHandler;
+import narwhal.spi.EngineTransport;
+import narwhal.spi.TransportFailure;
+import narwhal.spi.UnreadableHandoffException;
+import narwhal.proto.v1.CompletionRequest;
+import narwhal.proto.v1.KvHandoffDescriptor;
+import org.jspecify.annotations.Nullable;
+
+/** One prefill leg: send, bound by the prefill timeout, read the descriptor. Confined to its loop. */
+final class PrefillLeg implements ExchangeHandler {
+
+  private final EngineTransport transport;
+  private final EngineDialect dialect;
+  private final EngineSpec producer;
+  private final CompletionRequest request;
+  private final String backendRequestId;
+  private final LegLimits limits;
+  private final Scheduler loop;
+  private final CompletableFuture<PrefillResult> result = new CompletableFuture<>();
+
+  private Exchange exchange;
+  private Timer timeout = Timer.NONE;
+  private long startedNanos;
+  private int status;
+  private String body = "";
+  private boolean finished;
+  private @Nullable EngineHttpRequest httpRequest;
+
+  /** For a concurrent handoff: the rendezvous planned for both legs; null when the response carries it. */
+  private final @Nullable PrefillResult planned;
+
+  PrefillLeg(EngineTransport transport, EngineDialect dialect, EngineSpec producer, CompletionRequest request,
+      String backendRequestId, LegLimits limits, Scheduler loop) {
+    this(transport, dialect, producer, request, backendRequestId, limits, loop, null, null);
+  }
+
+  /**
+   * A prefill leg of a concurrent handoff: {@code httpRequest} already carries the {@code planned}
+   * rendezvous; the response is drained and, on a 200, the leg completes with {@code planned}.
+   */
+  PrefillLeg(EngineTransport transport, EngineDialect dialect, EngineSpec producer, CompletionRequest request,
+      String backendRequestId, LegLimits limits, Scheduler loop, @Nullable EngineHttpRequest httpRequest,
+      @Nullable PrefillResult planned) {
+    this.transport = transport;
+    this.dialect = dialect;
+    this.producer = producer;
+    this.request = request;
+    this.backendRequestId = backendRequestId;
+    this.limits = limits;
+    this.loop = loop;
+    this.httpRequest = httpRequest;
+    this.planned = planned;
+    // Cancelling the future (client gone, request deadline) abandons the leg.
+    result.whenComplete((r, e) -> {
+      if (e instanceof CancellationException) {
+        loop.runInLoop(this::abandon);
+      }
+    });
+  }
+
+  CompletableFuture<PrefillResult> result() {
+    return result;
+  }
+
+  void start() {
+    if (result.isDone()) {
+      return;
+    }
+    startedNanos = loop.nanoTime();
+    if (httpRequest == null) {
+      httpRequest = dialect.prefillRequest(request, backendRequestId);
+    }
+    timeout = loop.schedule(this::onTimeout, limits.timeoutNanos(), TimeUnit.NANOSECONDS);
+    exchange = transport.open(producer.url(), httpRequest, limits.exchange(), loop, this);
+  }
+
+  @Override
+  public void onHead(int status, String contentType) {
+    this.status = status;
+  }
+
+  @Override
+  public void onEvent(String data) {
+    // A prefill is non-streaming; an event stream here is ignored and judged at the end.
+  }
+
+  @Override
+  public void onBody(String body) {
+    this.body = body;
+  }
+
+  @Override
+  public void onEnd() {
+    if (finished) {
+      return;
+    }
+    if (status != 200) {
+      fail(EngineFailures.fromStatus(Phase.PREFILL, producer.iid(), status, dialect.errorMessage(body)));
+      return;
+    }
+    if (planned != null) {
+      finish();
+      result.complete(planned);
+      return;
+    }
+    KvHandoffDescriptor descriptor;
+    try {
+      descriptor = dialect.readPrefillResponse(body, producer.connector());
+    } catch (UnreadableHandoffException e) {
+      fail(EngineFailures.kvHandoff(producer.iid(), e.getMessage()));
+      return;
+    }
+    narwhal.proto.v1.PrefillResult proto = narwhal.proto.v1.PrefillResult.newBuilder()
+        .setHandoff(descriptor)
+        .setProducerUrl(producer.url().toString())
+        .setProducerIid(producer.iid())
+        .setEndpoint(httpRequest.path())
+        .setBackendRequestId(backendRequestId)
+        .setRoute(request.getRoute())
+        .build();
+    finish();
+    result.complete(new PrefillResult(
+        proto, dialect.transferParametersJson(descriptor), startedNanos, loop.nanoTime()));
+  }
+
+  @Override
+  public void onFailure(TransportFailure failure) {
+    if (!finished) {
+      fail(EngineFailures.fromTransport(Phase.PREFILL, producer.iid(), failure, 0));
+    }
+  }
+
+  private void onTimeout() {
+    if (finished) {
+      return;
+    }
+    exchange.cancel();
+    fail(new EngineFailure(Phase.PREFILL, FailureClass.TIMEOUT, 504, "engine_timeout", producer.iid(),
+        "prefill engine " + producer.iid() + " did not answer within "
+            + Durations.describe(limits.timeoutNanos()) + " (serving.prefill_timeout_s)", true, null));
+  }
+
+  private void abandon() {
+    if (!finished) {
+      finish();
+      if (exchange != null) {
+        exchange.cancel();
+      }
+    }
+  }
+
+  private void fail(EngineFailure failure) {
+    finish();
+    result.completeExceptionally(failure);
+  }
+
+  private void finish() {
+    finished = true;
+    timeout.cancel();
+  }
+}
