@@ -30,7 +30,7 @@ final class AdminEndpoints {
   private AdminEndpoints() {}
 
   static FullHttpResponse faults(
-      ByteBufAllocator alloc, EngineState engine, HttpMethod method, FullHttpRequest request) {
+      ByteBufAllocator alloc, SimulatedEngineState engine, HttpMethod method, FullHttpRequest request) {
     if (method.equals(HttpMethod.POST)) {
       try {
         engine.setFaults(FaultPlan.of(specsFrom(request.content().toString(StandardCharsets.UTF_8))));
@@ -49,7 +49,7 @@ final class AdminEndpoints {
   }
 
   static FullHttpResponse framing(
-      ByteBufAllocator alloc, EngineState engine, HttpMethod method, FullHttpRequest request) {
+      ByteBufAllocator alloc, SimulatedEngineState engine, HttpMethod method, FullHttpRequest request) {
     if (method.equals(HttpMethod.POST)) {
       try {
         engine.setStreamFraming(framingFrom(request.content().toString(StandardCharsets.UTF_8)));

@@ -43,7 +43,7 @@ final class BootstrapEndpoint {
    * when the request was answered at once (a malformed room or wait), else the poll in progress.
    */
   static @Nullable BootstrapEndpoint start(
-      ChannelHandlerContext ctx, EngineState engine, String uri, Consumer<FullHttpResponse> respond) {
+      ChannelHandlerContext ctx, SimulatedEngineState engine, String uri, Consumer<FullHttpResponse> respond) {
     QueryStringDecoder query = new QueryStringDecoder(uri);
     String roomText = query.path().substring(ROOMS.length());
     long room;

@@ -39,7 +39,7 @@ final class Generation {
   }
 
   private final ChannelHandlerContext ctx;
-  private final EngineState engine;
+  private final SimulatedEngineState engine;
   private final SimRequest request;
   private final RequestFaults faults;
   private final boolean keepAlive;
@@ -76,7 +76,7 @@ final class Generation {
 
   Generation(
       ChannelHandlerContext ctx,
-      EngineState engine,
+      SimulatedEngineState engine,
       SimRequest request,
       RequestFaults faults,
       boolean keepAlive,
@@ -99,7 +99,7 @@ final class Generation {
     // "-" and 8 random hex digits (input_processor.assign_request_id).
     String suffix = String.format("%08x", ThreadLocalRandom.current().nextInt());
     this.internalRequestId =
-        request.endpoint() == Endpoint.COMPLETIONS ? id + "-0-" + suffix : id + "-" + suffix;
+        request.endpoint() == GenerationEndpoint.COMPLETIONS ? id + "-0-" + suffix : id + "-" + suffix;
   }
 
   void start() {
@@ -207,7 +207,7 @@ final class Generation {
       awaitingWritability = true;
       return;
     }
-    if (request.stream() && request.endpoint() == Endpoint.CHAT && !roleSent) {
+    if (request.stream() && request.endpoint() == GenerationEndpoint.CHAT && !roleSent) {
       roleSent = true;
       writeEvent(shapes.roleChunk(continuousUsage()));
     }

@@ -20,7 +20,7 @@ final class RequestParser {
     this.bootstrapPort = bootstrapPort;
   }
 
-  SimRequest parse(Endpoint endpoint, JsonNode body, @Nullable String requestIdHeader) {
+  SimRequest parse(GenerationEndpoint endpoint, JsonNode body, @Nullable String requestIdHeader) {
     if (!body.isObject()) {
       throw SimHttpException.badRequest("Expected a JSON object as the request body.");
     }
@@ -38,7 +38,7 @@ final class RequestParser {
     boolean continuousUsage =
         includeUsage && booleanField(streamOptions, "continuous_usage_stats", false);
 
-    Prompt prompt = endpoint == Endpoint.CHAT ? chatPrompt(body) : completionPrompt(body);
+    Prompt prompt = endpoint == GenerationEndpoint.CHAT ? chatPrompt(body) : completionPrompt(body);
     int maxTokens = maxTokens(endpoint, body, prompt.tokens());
 
     if (options.dialect() == SimDialect.SGLANG) {
@@ -197,11 +197,11 @@ final class RequestParser {
     throw new SimHttpException(400, "message content must be a string or a list.", "messages");
   }
 
-  private int maxTokens(Endpoint endpoint, JsonNode body, int promptTokens) {
+  private int maxTokens(GenerationEndpoint endpoint, JsonNode body, int promptTokens) {
     String field = "max_tokens";
     JsonNode limit = body.get("max_tokens");
     JsonNode completionLimit = body.get("max_completion_tokens");
-    if (endpoint == Endpoint.CHAT && completionLimit != null && !completionLimit.isNull()) {
+    if (endpoint == GenerationEndpoint.CHAT && completionLimit != null && !completionLimit.isNull()) {
       field = "max_completion_tokens";
       limit = completionLimit;
     }

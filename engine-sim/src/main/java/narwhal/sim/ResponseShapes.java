@@ -14,14 +14,14 @@ import org.jspecify.annotations.Nullable;
  * sets, usage chunks without nulls, and the full non-streaming responses.
  */
 final class ResponseShapes {
-  private final Endpoint endpoint;
+  private final GenerationEndpoint endpoint;
   private final String id;
   private final long created;
   private final String model;
   private final byte[] midStreamEventPrefix;
   private final byte[] midStreamEventSuffix;
 
-  ResponseShapes(Endpoint endpoint, String id, long created, String model) {
+  ResponseShapes(GenerationEndpoint endpoint, String id, long created, String model) {
     this.endpoint = endpoint;
     this.id = id;
     this.created = created;
@@ -59,7 +59,7 @@ final class ResponseShapes {
   ObjectNode tokenChunk(String text, @Nullable String finishReason, @Nullable ObjectNode usage) {
     ObjectNode choice = Json.object();
     choice.put("index", 0);
-    if (endpoint == Endpoint.CHAT) {
+    if (endpoint == GenerationEndpoint.CHAT) {
       choice.putObject("delta").put("content", text);
       choice.putNull("logprobs");
       putNullable(choice, "finish_reason", finishReason);
@@ -91,7 +91,7 @@ final class ResponseShapes {
   ObjectNode metadataChunk() {
     ObjectNode choice = Json.object();
     choice.put("index", 0);
-    if (endpoint == Endpoint.CHAT) {
+    if (endpoint == GenerationEndpoint.CHAT) {
       choice.putObject("delta");
       choice.putNull("logprobs");
       choice.putNull("finish_reason");
@@ -132,7 +132,7 @@ final class ResponseShapes {
     ObjectNode response = header(endpoint.responseObject());
     ObjectNode choice = response.putArray("choices").addObject();
     choice.put("index", 0);
-    if (endpoint == Endpoint.CHAT) {
+    if (endpoint == GenerationEndpoint.CHAT) {
       ObjectNode message = choice.putObject("message");
       message.put("role", "assistant");
       message.put("content", text);
@@ -159,7 +159,7 @@ final class ResponseShapes {
     usage.put("total_tokens", promptTokens + completionTokens);
     usage.put("completion_tokens", completionTokens);
     usage.putNull("prompt_tokens_details");
-    if (endpoint == Endpoint.CHAT) {
+    if (endpoint == GenerationEndpoint.CHAT) {
       response.putNull("prompt_logprobs");
     }
     if (kvTransferParams == null) {
@@ -184,7 +184,7 @@ final class ResponseShapes {
     ObjectNode chunk = header(endpoint.chunkObject());
     ArrayNode choices = chunk.putArray("choices");
     choices.add(choice);
-    if (endpoint == Endpoint.COMPLETIONS) {
+    if (endpoint == GenerationEndpoint.COMPLETIONS) {
       // Completions chunks are serialised with every field, so usage is an explicit null.
       putNullable(chunk, "usage", usage);
     } else if (usage != null) {

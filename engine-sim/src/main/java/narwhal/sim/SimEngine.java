@@ -39,7 +39,7 @@ public final class SimEngine implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SimEngine.class);
   private static final int MAX_BODY_BYTES = 64 * 1024 * 1024;
 
-  private final EngineState state;
+  private final SimulatedEngineState state;
   private final EventLoopGroup group;
   private final boolean ownsGroup;
   private final ChannelGroup channels;
@@ -47,7 +47,7 @@ public final class SimEngine implements AutoCloseable {
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private SimEngine(
-      EngineState state, EventLoopGroup group, boolean ownsGroup, ChannelGroup channels, int port) {
+      SimulatedEngineState state, EventLoopGroup group, boolean ownsGroup, ChannelGroup channels, int port) {
     this.state = state;
     this.group = group;
     this.ownsGroup = ownsGroup;
@@ -84,7 +84,7 @@ public final class SimEngine implements AutoCloseable {
   }
 
   private static SimEngine bind(SimOptions options, EventLoopGroup group, boolean ownsGroup) {
-    EngineState state = new EngineState(requireNonNull(options, "options"));
+    SimulatedEngineState state = new SimulatedEngineState(requireNonNull(options, "options"));
     ChannelGroup channels = new DefaultChannelGroup("narwhal-sim", GlobalEventExecutor.INSTANCE);
     ServerBootstrap bootstrap =
         new ServerBootstrap()

@@ -42,7 +42,7 @@ final class SimHttpHandler extends ChannelInboundHandlerAdapter {
   private static final String ENGINE_DEAD_MESSAGE =
       "EngineCore encountered an issue. See stack trace (above) for the root cause.";
 
-  private final EngineState engine;
+  private final SimulatedEngineState engine;
   private final ArrayDeque<FullHttpRequest> pipelined = new ArrayDeque<>();
   private boolean busy;
   private boolean closed;
@@ -50,7 +50,7 @@ final class SimHttpHandler extends ChannelInboundHandlerAdapter {
   private @Nullable ScheduledFuture<?> delayedStart;
   private @Nullable BootstrapEndpoint bootstrapPoll;
 
-  SimHttpHandler(EngineState engine) {
+  SimHttpHandler(SimulatedEngineState engine) {
     this.engine = engine;
   }
 
@@ -187,7 +187,7 @@ final class SimHttpHandler extends ChannelInboundHandlerAdapter {
       case "/v1/completions":
       case "/v1/chat/completions":
         if (requireMethod(ctx, method, HttpMethod.POST, keepAlive)) {
-          Endpoint endpoint = path.equals("/v1/completions") ? Endpoint.COMPLETIONS : Endpoint.CHAT;
+          GenerationEndpoint endpoint = path.equals("/v1/completions") ? GenerationEndpoint.COMPLETIONS : GenerationEndpoint.CHAT;
           generate(ctx, endpoint, request, body, keepAlive);
         }
         break;
@@ -199,7 +199,7 @@ final class SimHttpHandler extends ChannelInboundHandlerAdapter {
 
   private void generate(
       ChannelHandlerContext ctx,
-      Endpoint endpoint,
+      GenerationEndpoint endpoint,
       FullHttpRequest httpRequest,
       JsonBody body,
       boolean keepAlive) {

@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  * @param bootstrapPrefill SGLang mode: the rendezvous names this engine, so this is the prefill leg
  */
 record SimRequest(
-    Endpoint endpoint,
+    GenerationEndpoint endpoint,
     boolean stream,
     boolean includeUsage,
     boolean continuousUsage,

@@ -11,7 +11,7 @@ class ResponseShapesTest {
 
   @Test
   void midStreamTokenEvent_matchesTheTreeSerialisationByteForByte() {
-    for (Endpoint endpoint : Endpoint.values()) {
+    for (GenerationEndpoint endpoint : GenerationEndpoint.values()) {
       ResponseShapes shapes = new ResponseShapes(endpoint, "cmpl-\"odd\" id", 1700000000L, "m\\odel");
       for (String text : new String[] {" alpha", "", "quote\" back\\slash", "line\nbreak", " ünïcødé ✓"}) {
         ByteBuf event = shapes.midStreamTokenEvent(ByteBufAllocator.DEFAULT, text);
@@ -27,7 +27,7 @@ class ResponseShapesTest {
 
   @Test
   void completionChunk_serialisesEveryFieldIncludingNulls() {
-    ResponseShapes shapes = new ResponseShapes(Endpoint.COMPLETIONS, "cmpl-1", 5, "m");
+    ResponseShapes shapes = new ResponseShapes(GenerationEndpoint.COMPLETIONS, "cmpl-1", 5, "m");
 
     assertThat(Json.write(shapes.tokenChunk(" a", null, null)))
         .isEqualTo(
@@ -39,7 +39,7 @@ class ResponseShapesTest {
 
   @Test
   void chatChunks_carryOnlyTheFieldsVllmSets() {
-    ResponseShapes shapes = new ResponseShapes(Endpoint.CHAT, "chatcmpl-1", 5, "m");
+    ResponseShapes shapes = new ResponseShapes(GenerationEndpoint.CHAT, "chatcmpl-1", 5, "m");
 
     assertThat(Json.write(shapes.tokenChunk(" a", null, null)))
         .isEqualTo(

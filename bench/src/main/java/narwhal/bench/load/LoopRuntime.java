@@ -10,7 +10,7 @@ final class LoopRuntime {
   final int index;
   final LoopClient client;
   final LoopStats stats = new LoopStats();
-  final JsonText text = new JsonText("text");
+  final JsonStringScanner text = new JsonStringScanner("text");
   int roundRobin;
   long requestCounter;
 

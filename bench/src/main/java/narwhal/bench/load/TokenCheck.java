@@ -27,7 +27,7 @@ public final class TokenCheck {
 
   private final byte[] expected;
   private final int expectedTokens;
-  private final JsonText text;
+  private final JsonStringScanner text;
   private int position;
   private int tokens;
   private boolean done;
@@ -37,7 +37,7 @@ public final class TokenCheck {
    * @param expected the expected completion text as UTF-8
    * @param text a (per event loop) extractor for the {@code "text"} field
    */
-  public TokenCheck(byte[] expected, int expectedTokens, JsonText text) {
+  public TokenCheck(byte[] expected, int expectedTokens, JsonStringScanner text) {
     this.expected = expected;
     this.expectedTokens = expectedTokens;
     this.text = text;

@@ -12,7 +12,7 @@ class TokenCheckTest {
   private static final List<String> TOKENS = SimEngine.expectedTokens(0, "hello narwhal", 3);
 
   private final TokenCheck check = new TokenCheck(
-      String.join("", TOKENS).getBytes(StandardCharsets.UTF_8), 3, new JsonText("text"));
+      String.join("", TOKENS).getBytes(StandardCharsets.UTF_8), 3, new JsonStringScanner("text"));
 
   private TokenCheck.Event send(String data) {
     byte[] b = data.getBytes(StandardCharsets.UTF_8);

@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * What every connection of one engine shares: options, stats, the installed faults, the request
  * and prefill-response logs and the KV block allocator. Thread-safe.
  */
-final class EngineState {
+final class SimulatedEngineState {
   final SimOptions options;
   final SimStats stats = new SimStats();
   final RequestParser parser;
@@ -21,7 +21,7 @@ final class EngineState {
   /** Read once per streamed response, at its start: a switch never reframes a response mid-way. */
   private volatile StreamFraming streamFraming;
 
-  EngineState(SimOptions options) {
+  SimulatedEngineState(SimOptions options) {
     this.options = options;
     this.apiKey = new ApiKeyGuard(options.apiKey());
     this.parser = new RequestParser(options, this::bootstrapPort);

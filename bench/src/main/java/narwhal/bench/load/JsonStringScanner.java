@@ -10,13 +10,13 @@ import java.util.Arrays;
  * escaped, so an unescaped {@code "key"} followed by a colon can only be a key. The decoded value
  * is written as UTF-8 into a reusable buffer. Not thread-safe.
  */
-public final class JsonText {
+public final class JsonStringScanner {
 
   private final byte[] needle;
   private byte[] value = new byte[64];
   private int valueLength;
 
-  public JsonText(String key) {
+  public JsonStringScanner(String key) {
     this.needle = ("\"" + key + "\"").getBytes(java.nio.charset.StandardCharsets.UTF_8);
   }
 

@@ -1,7 +1,7 @@
 package narwhal.sim;
 
 /** The two generation endpoints and the names each uses on the wire. */
-enum Endpoint {
+enum GenerationEndpoint {
   COMPLETIONS("/v1/completions", "cmpl-", "text_completion", "text_completion"),
   CHAT("/v1/chat/completions", "chatcmpl-", "chat.completion.chunk", "chat.completion");
 
@@ -10,7 +10,7 @@ enum Endpoint {
   private final String chunkObject;
   private final String responseObject;
 
-  Endpoint(String path, String idPrefix, String chunkObject, String responseObject) {
+  GenerationEndpoint(String path, String idPrefix, String chunkObject, String responseObject) {
     this.path = path;
     this.idPrefix = idPrefix;
     this.chunkObject = chunkObject;

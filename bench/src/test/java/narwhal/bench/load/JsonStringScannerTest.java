@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
-class JsonTextTest {
+class JsonStringScannerTest {
 
-  private final JsonText text = new JsonText("text");
+  private final JsonStringScanner text = new JsonStringScanner("text");
 
   private String find(String json) {
     byte[] b = json.getBytes(StandardCharsets.UTF_8);
