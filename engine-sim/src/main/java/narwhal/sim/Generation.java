@@ -3,7 +3,6 @@ package narwhal.sim;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.IntNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOption;
 import io.netty.handler.codec.http.DefaultHttpContent;
@@ -30,14 +29,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class Generation {
 
-  /**
-   * Told when the response's last byte has been handed to the channel, and whether the
-   * connection stays open for the next request (false: close it once that write is done).
-   */
-  interface Completion {
-    void responseComplete(ChannelFuture lastWrite, boolean keepAlive);
-  }
-
   private final ChannelHandlerContext ctx;
   private final SimulatedEngineState engine;
   private final SimRequest request;
@@ -48,7 +39,7 @@ final class Generation {
    * connection does, so the connection cannot outlive the response.
    */
   private final StreamFraming framing;
-  private final Completion completion;
+  private final ResponseCompletion completion;
   private final ResponseShapes shapes;
   private final TokenSequence tokens;
   private final StringBuilder text = new StringBuilder();
@@ -63,24 +54,15 @@ final class Generation {
   private boolean ended;
   private boolean awaitingWritability;
   private @Nullable ScheduledFuture<?> stepTimer;
-  private @Nullable ScheduledFuture<?> metadataTimer;
-  /** Writes SSE keep-alive comments while a silence fault holds the tokens back. */
-  private @Nullable ScheduledFuture<?> commentTimer;
-  /** SGLang decode leg: the poll of the prefill engine's bootstrap room, while it runs. */
-  private @Nullable BootstrapClient kvPoll;
-  /** SGLang prefill leg: waiting for a decode engine to attach to the room, and its bound. */
-  private BootstrapRooms.@Nullable Registration consumerWait;
-  private @Nullable ScheduledFuture<?> consumerTimer;
-  /** SGLang prefill leg: the room's KV has been handed over. */
-  private boolean transferred;
+  /** Metadata chunks during a silence with a metadata fault. */
+  private @Nullable PeriodicWrite metadata;
+  /** SSE keep-alive comments while a silence fault holds the tokens back. */
+  private @Nullable PeriodicWrite comments;
+  /** SGLang-style requests only: the bootstrap room this leg meets the other leg in. */
+  private final @Nullable BootstrapRendezvous rendezvous;
 
-  Generation(
-      ChannelHandlerContext ctx,
-      SimulatedEngineState engine,
-      SimRequest request,
-      RequestFaults faults,
-      boolean keepAlive,
-      Completion completion) {
+  Generation(ChannelHandlerContext ctx, SimulatedEngineState engine, SimRequest request, RequestFaults faults,
+      boolean keepAlive, ResponseCompletion completion) {
     this.ctx = ctx;
     this.engine = engine;
     this.request = request;
@@ -90,16 +72,16 @@ final class Generation {
     this.completion = completion;
     String id = request.endpoint().idPrefix() + request.idBase();
     this.responseId = id;
-    this.shapes =
-        new ResponseShapes(
-            request.endpoint(), id, System.currentTimeMillis() / 1000, engine.options.model());
+    this.shapes = new ResponseShapes(request.endpoint(), id, System.currentTimeMillis() / 1000, engine.options.model());
     this.tokens = new TokenSequence(engine.options.seed(), request.promptKey());
     this.kvBlocks = KvTransfer.blocksFor(request.promptTokens());
     // vLLM's engine-internal id: the OpenAI id (+ "-<prompt index>" for completions), then
     // "-" and 8 random hex digits (input_processor.assign_request_id).
     String suffix = String.format("%08x", ThreadLocalRandom.current().nextInt());
-    this.internalRequestId =
-        request.endpoint() == GenerationEndpoint.COMPLETIONS ? id + "-0-" + suffix : id + "-" + suffix;
+    this.internalRequestId = request.endpoint() == GenerationEndpoint.COMPLETIONS ? id + "-0-" + suffix : id + "-" + suffix;
+    this.rendezvous = request.bootstrapPrefill() || request.bootstrapDecode()
+        ? new BootstrapRendezvous(ctx, engine, request.bootstrap())
+        : null;
   }
 
   void start() {
@@ -116,7 +98,7 @@ final class Generation {
     }
     if (request.bootstrapDecode()) {
       // SGLang: the decode pulls the KV from the prefill engine's room before it can generate.
-      awaitKv(request.bootstrap());
+      rendezvous().awaitKv(this::scheduleFirstStep, message -> failWith(500, message));
       return;
     }
     scheduleFirstStep();
@@ -128,47 +110,16 @@ final class Generation {
     if (faults.silenceFirstMillis == FaultSpec.FOREVER) {
       return; // Silent until the client gives up.
     }
-    scheduleStep(firstTokenDelayNanos() + TimeUnit.MILLISECONDS.toNanos(faults.silenceFirstMillis));
+    long firstToken = TimingModel.firstTokenDelayNanos(
+        engine.options, request.promptTokens(), request.kvPull() || request.bootstrapDecode());
+    scheduleStep(firstToken + TimeUnit.MILLISECONDS.toNanos(faults.silenceFirstMillis));
   }
 
-  private void awaitKv(BootstrapFields bootstrap) {
-    kvPoll = BootstrapClient.poll(ctx.channel().eventLoop(), bootstrap.host(), bootstrap.port(), bootstrap.room(),
-        engine.options.kvWaitMillis(), outcome -> {
-          kvPoll = null;
-          if (ended) {
-            return;
-          }
-          if (outcome.state() == BootstrapRooms.State.READY) {
-            engine.stats.kvPulled();
-            scheduleFirstStep();
-          } else {
-            failWith(500, "KV transfer for bootstrap room " + bootstrap.room() + " from " + bootstrap.host() + ":"
-                + bootstrap.port() + " failed: " + outcome.message());
-          }
-        });
-  }
-
-  /** SGLang prefill leg: the prompt is computed; hand the KV over once a decode engine attaches. */
-  private void awaitConsumer() {
-    long room = request.bootstrap().room();
-    long waitMillis = engine.options.kvWaitMillis();
-    consumerTimer = ctx.executor().schedule(() -> {
-      consumerTimer = null;
-      failWith(500, "no decode engine bootstrapped room " + room + " within " + waitMillis + " ms");
-    }, waitMillis, TimeUnit.MILLISECONDS);
-    consumerWait = engine.rooms.awaitConsumer(room, ctx.executor(), () -> {
-      consumerWait = null;
-      if (ended) {
-        return;
-      }
-      if (consumerTimer != null) {
-        consumerTimer.cancel(false);
-        consumerTimer = null;
-      }
-      transferred = true;
-      engine.rooms.ready(room);
-      step();
-    });
+  private BootstrapRendezvous rendezvous() {
+    if (rendezvous == null) {
+      throw new IllegalStateException("not a bootstrap request");
+    }
+    return rendezvous;
   }
 
   /** The connection closed under us: stop at once. */
@@ -181,15 +132,6 @@ final class Generation {
       awaitingWritability = false;
       step();
     }
-  }
-
-  private long firstTokenDelayNanos() {
-    return TimingModel.firstTokenDelayNanos(
-        engine.options, request.promptTokens(), request.kvPull() || request.bootstrapDecode());
-  }
-
-  private long interTokenNanos() {
-    return TimingModel.interTokenNanos(engine.options, engine.stats.activeStreams());
   }
 
   private void scheduleStep(long delayNanos) {
@@ -214,8 +156,9 @@ final class Generation {
     if (applyFaultAfter(emitted)) {
       return;
     }
-    if (request.bootstrapPrefill() && !transferred) {
-      awaitConsumer();
+    if (request.bootstrapPrefill() && !rendezvous().transferred()) {
+      // SGLang: the prompt is computed; answer once a decode engine has taken the KV.
+      rendezvous().awaitConsumer(this::step, message -> failWith(500, message));
       return;
     }
     if (finishReason != null) {
@@ -226,7 +169,7 @@ final class Generation {
     if (finishReason != null) {
       step(); // Faults due after the last token, then the end of the response.
     } else {
-      scheduleStep(interTokenNanos());
+      scheduleStep(TimingModel.interTokenNanos(engine.options, engine.stats.activeStreams()));
     }
   }
 
@@ -298,66 +241,36 @@ final class Generation {
       return;
     }
     // NixlConnector returns a descriptor only for a prefill that stopped at its length cap.
-    ObjectNode kvParams =
-        request.remoteDecode() && "length".equals(finishReason)
-            ? KvTransfer.prefillDescriptor(
-                engine.options,
-                internalRequestId,
-                request.promptTokens(),
-                engine::nextBlockId,
-                faults.kvFault,
-                faults.kvExtraFields)
-            : null;
+    ObjectNode kvParams = request.remoteDecode() && "length".equals(finishReason)
+        ? KvTransfer.prefillDescriptor(engine.options, internalRequestId, request.promptTokens(), engine::nextBlockId,
+            faults.kvFault, faults.kvExtraFields)
+        : null;
     if (request.remoteDecode()) {
       engine.prefillResponses.add(PrefillResponse.sent(request.idBase(), responseId, kvParams));
     }
-    ObjectNode body =
-        shapes.fullResponse(
-            text.toString(), finishReason, request.promptTokens(), emitted, kvParams);
-    respondFully(200, body, finishReason);
+    respondFully(200, shapes.fullResponse(text.toString(), finishReason, request.promptTokens(), emitted, kvParams),
+        finishReason);
   }
 
   private void goSilent() {
     // The resume timer is scheduled first: a periodic write due at the same instant comes after
     // it (and is cancelled), so a silence of MS carries at most MS / interval of them.
     if (faults.silenceMillis != FaultSpec.FOREVER) {
-      stepTimer =
-          ctx.executor()
-              .schedule(
-                  () -> {
-                    cancelMetadata();
-                    step();
-                  },
-                  faults.silenceMillis,
-                  TimeUnit.MILLISECONDS);
+      stepTimer = ctx.executor().schedule(() -> {
+        stopMetadata();
+        step();
+      }, faults.silenceMillis, TimeUnit.MILLISECONDS);
     }
     if (request.stream() && faults.metadataEveryMillis > 0) {
-      scheduleMetadata();
+      metadata = PeriodicWrite.start(ctx, faults.metadataEveryMillis, () -> writeEvent(shapes.metadataChunk()));
     }
     startComments(faults.silenceCommentsMillis);
   }
 
-  private void scheduleMetadata() {
-    metadataTimer =
-        ctx.executor()
-            .schedule(this::sendMetadata, faults.metadataEveryMillis, TimeUnit.MILLISECONDS);
-  }
-
-  private void sendMetadata() {
-    metadataTimer = null;
-    if (ended) {
-      return;
-    }
-    if (ctx.channel().isWritable()) {
-      writeEvent(shapes.metadataChunk());
-    }
-    scheduleMetadata();
-  }
-
-  private void cancelMetadata() {
-    if (metadataTimer != null) {
-      metadataTimer.cancel(false);
-      metadataTimer = null;
+  private void stopMetadata() {
+    if (metadata != null) {
+      metadata.stop();
+      metadata = null;
     }
   }
 
@@ -367,31 +280,15 @@ final class Generation {
    */
   private void startComments(long intervalMillis) {
     if (request.stream() && intervalMillis > 0) {
-      scheduleComment(intervalMillis);
+      comments = PeriodicWrite.start(ctx, intervalMillis,
+          () -> ctx.writeAndFlush(new DefaultHttpContent(HttpResponses.sseKeepAliveComment(ctx.alloc()))));
     }
-  }
-
-  private void scheduleComment(long intervalMillis) {
-    commentTimer =
-        ctx.executor()
-            .schedule(() -> sendComment(intervalMillis), intervalMillis, TimeUnit.MILLISECONDS);
-  }
-
-  private void sendComment(long intervalMillis) {
-    commentTimer = null;
-    if (ended) {
-      return;
-    }
-    if (ctx.channel().isWritable()) {
-      ctx.writeAndFlush(new DefaultHttpContent(HttpResponses.sseKeepAliveComment(ctx.alloc())));
-    }
-    scheduleComment(intervalMillis);
   }
 
   private void stopComments() {
-    if (commentTimer != null) {
-      commentTimer.cancel(false);
-      commentTimer = null;
+    if (comments != null) {
+      comments.stop();
+      comments = null;
     }
   }
 
@@ -450,8 +347,7 @@ final class Generation {
     if (!end(false, reason)) {
       return;
     }
-    FullHttpResponse response =
-        HttpResponses.json(ctx.alloc(), status, body);
+    FullHttpResponse response = HttpResponses.json(ctx.alloc(), status, body);
     HttpUtil.setKeepAlive(response, keepConnection());
     completion.responseComplete(ctx.writeAndFlush(response), keepConnection());
   }
@@ -488,30 +384,12 @@ final class Generation {
       stepTimer.cancel(false);
       stepTimer = null;
     }
-    cancelMetadata();
+    stopMetadata();
     stopComments();
-    releaseBootstrap(cancelledByClient);
+    if (rendezvous != null) {
+      rendezvous.release(request.bootstrapPrefill(), cancelledByClient);
+    }
     engine.stats.responseEnded(request.stream(), kvBlocks, cancelledByClient, reason);
     return true;
-  }
-
-  /** Stops any rendezvous wait; a prefill that ends before handing its KV over fails its room. */
-  private void releaseBootstrap(boolean cancelledByClient) {
-    if (kvPoll != null) {
-      kvPoll.cancel();
-      kvPoll = null;
-    }
-    if (consumerWait != null) {
-      consumerWait.cancel();
-      consumerWait = null;
-    }
-    if (consumerTimer != null) {
-      consumerTimer.cancel(false);
-      consumerTimer = null;
-    }
-    if (request.bootstrapPrefill() && !transferred) {
-      engine.rooms.failed(request.bootstrap().room(),
-          cancelledByClient ? "the prefill request was cancelled" : "the prefill request failed");
-    }
   }
 }
