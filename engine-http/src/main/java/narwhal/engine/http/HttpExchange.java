@@ -1,23 +1,15 @@
 package narwhal.engine.http;
 
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.PrematureChannelClosureException;
-import io.netty.handler.codec.http.DefaultFullHttpRequest;
-import io.netty.handler.codec.http.DefaultHttpHeaders;
-import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpHeaders;
-import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
@@ -44,12 +36,18 @@ import org.slf4j.LoggerFactory;
  * thread and callbacks run inline; otherwise each callback is a task on the caller's scheduler,
  * submitted in order. Each side keeps its own "ended" flag, so a late task from the other side is
  * dropped instead of reaching the handler after the end.
+ *
+ * <p>Why one class of this size: it is one state machine ({@code Phase}) whose every transition
+ * also decides the connection's fate (back to the pool, or closed) and whether the handler hears
+ * of it; split in two, each half would have to read the other's phase and flags. What stands on
+ * its own already does: the request head ({@link EngineRequestHead}), SSE framing
+ * ({@link SseEventParser}), the body bound ({@link BoundedBody}), the failures
+ * ({@link TransportFailures}).
  */
 final class HttpExchange implements Exchange {
 
   private static final Logger log = LoggerFactory.getLogger(HttpExchange.class);
   private static final String EVENT_STREAM = "text/event-stream";
-  private static final String ACCEPTED_TYPES = "application/json, text/event-stream";
 
   /** Connection-side progress. */
   private enum Phase {
@@ -65,10 +63,7 @@ final class HttpExchange implements Exchange {
 
   private final ConnectionPool pool;
   private final EngineAddress engine;
-  private final HttpMethod method;
-  private final String target;
-  private final HttpHeaders requestHeaders;
-  private final byte[] requestBody;
+  private final EngineRequestHead request;
   private final int connectTimeoutMillis;
   private final int maxBodyBytes;
   private final EventLoop connectionLoop;
@@ -93,10 +88,7 @@ final class HttpExchange implements Exchange {
   private boolean chunkDispatchedEvent;
   private BoundedBody body;
 
-  /**
-   * Builds the request head now, so an invalid method or header fails the caller's {@code open}
-   * call (as an IllegalArgumentException) instead of surfacing later as a transport failure.
-   */
+  /** Builds the request head now: see {@link EngineRequestHead}. */
   HttpExchange(
       ConnectionPool pool,
       EngineAddress engine,
@@ -108,10 +100,7 @@ final class HttpExchange implements Exchange {
       ExchangeHandler handler) {
     this.pool = pool;
     this.engine = engine;
-    this.method = HttpMethod.valueOf(request.method());
-    this.target = engine.target(request.path());
-    this.requestBody = request.body();
-    this.requestHeaders = requestHeaders(engine, method, request);
+    this.request = EngineRequestHead.of(engine, request);
     this.connectTimeoutMillis =
         (int) Math.max(1, Math.min(Integer.MAX_VALUE, options.connectTimeout().toMillis()));
     this.maxBodyBytes = options.maxBodyBytes();
@@ -119,30 +108,6 @@ final class HttpExchange implements Exchange {
     this.callerLoop = callerLoop;
     this.direct = direct;
     this.handler = handler;
-  }
-
-  private static HttpHeaders requestHeaders(
-      EngineAddress engine, HttpMethod method, EngineHttpRequest request) {
-    HttpHeaders headers = new DefaultHttpHeaders();
-    headers.set(HttpHeaderNames.ACCEPT, ACCEPTED_TYPES);
-    if (request.body().length > 0) {
-      headers.set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
-    }
-    request.headers().forEach(headers::set);
-    // Framing belongs to the transport, whatever the dialect put in.
-    headers.set(HttpHeaderNames.HOST, engine.hostHeader());
-    headers.remove(HttpHeaderNames.TRANSFER_ENCODING);
-    headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
-    if (request.body().length > 0 || expectsBody(method)) {
-      headers.setInt(HttpHeaderNames.CONTENT_LENGTH, request.body().length);
-    } else {
-      headers.remove(HttpHeaderNames.CONTENT_LENGTH);
-    }
-    return headers;
-  }
-
-  private static boolean expectsBody(HttpMethod method) {
-    return method.equals(HttpMethod.POST) || method.equals(HttpMethod.PUT) || method.equals(HttpMethod.PATCH);
   }
 
   // ---------------------------------------------------------------- caller side
@@ -181,7 +146,7 @@ final class HttpExchange implements Exchange {
     try {
       callback.accept(handler);
     } catch (RuntimeException e) {
-      log.warn("Exchange handler for {} {} threw; failing the exchange", engine, target, e);
+      log.warn("Exchange handler for {} {} threw; failing the exchange", engine, request.target(), e);
       if (terminal) {
         return;
       }
@@ -195,7 +160,7 @@ final class HttpExchange implements Exchange {
       try {
         handler.onFailure(failure);
       } catch (RuntimeException again) {
-        log.warn("Exchange handler for {} {} threw from onFailure", engine, target, again);
+        log.warn("Exchange handler for {} {} threw from onFailure", engine, request.target(), again);
       }
     }
   }
@@ -253,14 +218,7 @@ final class HttpExchange implements Exchange {
     channel.config().setAutoRead(!readPaused);
     phase = Phase.AWAITING_HEAD;
     channel
-        .writeAndFlush(
-            new DefaultFullHttpRequest(
-                HttpVersion.HTTP_1_1,
-                method,
-                target,
-                Unpooled.wrappedBuffer(requestBody),
-                requestHeaders,
-                EmptyHttpHeaders.INSTANCE))
+        .writeAndFlush(request.toNettyRequest())
         .addListener(
             written -> {
               if (written.isSuccess()) {
