@@ -1,6 +1,6 @@
 package narwhal.engines.vllm;
 
-import static narwhal.engines.vllm.Wire.tree;
+import static narwhal.testing.OpenAiWire.tree;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import narwhal.spi.UnreadableHandoffException;
 import narwhal.proto.v1.KvHandoffDescriptor;
+import narwhal.testing.OpenAiWire;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -88,7 +89,7 @@ class NixlDescriptorsTest {
         + "\"tp_size\":1,\"unknown\":null}";
     KvHandoffDescriptor handoff = dialect.readPrefillResponse(Wire.prefillResponse(params), "nixl");
 
-    JsonNode body = tree(dialect.decodeRequest(Wire.completions("{\"prompt\":\"x\"}"), handoff, "b").body());
+    JsonNode body = tree(dialect.decodeRequest(OpenAiWire.completions("{\"prompt\":\"x\"}"), handoff, "b").body());
 
     assertThat(body.get("kv_transfer_params")).isEqualTo(tree(params));
     assertThat(tree(dialect.transferParametersJson(handoff))).isEqualTo(tree(params));

@@ -1,6 +1,6 @@
 package narwhal.engines.vllm;
 
-import static narwhal.engines.vllm.Wire.tree;
+import static narwhal.testing.OpenAiWire.tree;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import narwhal.spi.EngineHttpRequest;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.KvHandoffDescriptor;
+import narwhal.testing.OpenAiWire;
 import org.junit.jupiter.api.Test;
 
 /** The decode leg's HTTP request: the client's body plus the producer's parameters verbatim. */
@@ -24,7 +25,7 @@ class VllmDecodeRequestTest {
     KvHandoffDescriptor handoff =
         dialect.readPrefillResponse(Wire.prefillResponse(Wire.PRODUCER_PARAMS), "nixl");
 
-    EngineHttpRequest http = dialect.decodeRequest(Wire.completions(CLIENT), handoff, "b-2");
+    EngineHttpRequest http = dialect.decodeRequest(OpenAiWire.completions(CLIENT), handoff, "b-2");
 
     ObjectNode expected = (ObjectNode) tree(CLIENT);
     expected.set("kv_transfer_params", tree(Wire.PRODUCER_PARAMS));
@@ -41,7 +42,7 @@ class VllmDecodeRequestTest {
     KvHandoffDescriptor handoff =
         dialect.readPrefillResponse(Wire.prefillResponse(Wire.PRODUCER_PARAMS), "nixl");
 
-    EngineHttpRequest http = dialect.decodeRequest(Wire.chat(client), handoff, "b-2");
+    EngineHttpRequest http = dialect.decodeRequest(OpenAiWire.chat(client), handoff, "b-2");
 
     ObjectNode expected = (ObjectNode) tree(client);
     expected.set("kv_transfer_params", tree(Wire.PRODUCER_PARAMS));
@@ -55,14 +56,14 @@ class VllmDecodeRequestTest {
         + "\"remote_port\":\"5600\",\"tp_size\":null,\"remote_request_id\":42,\"do_remote_prefill\":true}";
     KvHandoffDescriptor handoff = dialect.readPrefillResponse(Wire.prefillResponse(params), "nixl");
 
-    JsonNode body = tree(dialect.decodeRequest(Wire.completions("{\"prompt\":\"x\"}"), handoff, "b").body());
+    JsonNode body = tree(dialect.decodeRequest(OpenAiWire.completions("{\"prompt\":\"x\"}"), handoff, "b").body());
 
     assertThat(body.get("kv_transfer_params")).isEqualTo(tree(params));
   }
 
   @Test
   void decodeRequest_sameEngine_hasNoTransferParamsEvenIfRequestCarriedSome() {
-    CompletionRequest request = Wire.completions(CLIENT).toBuilder()
+    CompletionRequest request = OpenAiWire.completions(CLIENT).toBuilder()
         .putExtraFields("kv_transfer_params", "{\"do_remote_prefill\":true,\"remote_engine_id\":\"x\"}")
         .build();
 

@@ -8,6 +8,7 @@ import narwhal.spi.PrefillResult;
 import narwhal.spi.UnreadableHandoffException;
 import narwhal.proto.v1.KvHandoffDescriptor;
 import narwhal.proto.v1.Route;
+import narwhal.testing.OpenAiWire;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -117,7 +118,7 @@ class VllmPrefillResponseTest {
 
   @Test
   void errorMessage_vllmErrorBody_isTheInnerMessage() {
-    assertThat(dialect.errorMessage(Wire.errorBody(400, "prompt too long"))).isEqualTo("prompt too long");
+    assertThat(dialect.errorMessage(OpenAiWire.errorBody(400, "prompt too long"))).isEqualTo("prompt too long");
     assertThat(dialect.errorMessage("{\"error\":\"Unauthorized\"}")).isEqualTo("Unauthorized");
     assertThat(dialect.errorMessage("")).isEmpty();
   }

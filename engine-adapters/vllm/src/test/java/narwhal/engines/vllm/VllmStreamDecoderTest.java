@@ -8,6 +8,7 @@ import narwhal.spi.MalformedEventException;
 import narwhal.proto.v1.Route;
 import narwhal.proto.v1.StreamError;
 import narwhal.proto.v1.StreamEvent;
+import narwhal.testing.OpenAiWire;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -20,17 +21,17 @@ class VllmStreamDecoderTest {
 
   @Test
   void decode_completionsTextChunk_isTokenWithText() throws Exception {
-    StreamEvent e = completions.decode(Wire.completionToken("Hel"));
+    StreamEvent e = completions.decode(OpenAiWire.completionToken("Hel"));
 
     assertThat(e.hasToken()).isTrue();
     assertThat(e.getToken().getText()).isEqualTo("Hel");
     assertThat(e.getToken().hasFinishReason()).isFalse();
-    assertThat(Wire.tree(e.getToken().getChunkJson())).isEqualTo(Wire.tree(Wire.completionToken("Hel")));
+    assertThat(OpenAiWire.tree(e.getToken().getChunkJson())).isEqualTo(OpenAiWire.tree(OpenAiWire.completionToken("Hel")));
   }
 
   @Test
   void decode_completionsFinalChunkWithText_isTokenCarryingFinishReason() throws Exception {
-    StreamEvent e = completions.decode(Wire.completionFinish("!", "length"));
+    StreamEvent e = completions.decode(OpenAiWire.completionFinish("!", "length"));
 
     assertThat(e.hasToken()).isTrue();
     assertThat(e.getToken().getFinishReason()).isEqualTo("length");
@@ -38,7 +39,7 @@ class VllmStreamDecoderTest {
 
   @Test
   void decode_completionsFinishWithoutText_isMetadataCarryingFinishReason() throws Exception {
-    StreamEvent e = completions.decode(Wire.completionFinish("", "stop"));
+    StreamEvent e = completions.decode(OpenAiWire.completionFinish("", "stop"));
 
     assertThat(e.hasMetadata()).isTrue();
     assertThat(e.getMetadata().getFinishReason()).isEqualTo("stop");
@@ -46,7 +47,7 @@ class VllmStreamDecoderTest {
 
   @Test
   void decode_chatRoleChunk_isMetadataWithRole() throws Exception {
-    StreamEvent e = chat.decode(Wire.chatRole());
+    StreamEvent e = chat.decode(OpenAiWire.chatRole());
 
     assertThat(e.hasMetadata()).isTrue();
     assertThat(e.getMetadata().getRole()).isEqualTo("assistant");
@@ -55,7 +56,7 @@ class VllmStreamDecoderTest {
 
   @Test
   void decode_chatContentChunk_isToken() throws Exception {
-    StreamEvent e = chat.decode(Wire.chatContent("Hi"));
+    StreamEvent e = chat.decode(OpenAiWire.chatContent("Hi"));
 
     assertThat(e.hasToken()).isTrue();
     assertThat(e.getToken().getText()).isEqualTo("Hi");
@@ -70,7 +71,7 @@ class VllmStreamDecoderTest {
 
   @Test
   void decode_chatFinishChunkWithoutText_isMetadataCarryingFinishReason() throws Exception {
-    StreamEvent e = chat.decode(Wire.chatFinish("stop"));
+    StreamEvent e = chat.decode(OpenAiWire.chatFinish("stop"));
 
     assertThat(e.hasMetadata()).isTrue();
     assertThat(e.getMetadata().getFinishReason()).isEqualTo("stop");
@@ -96,7 +97,7 @@ class VllmStreamDecoderTest {
 
   @Test
   void decode_usageChunk_isMetadataWithUsage() throws Exception {
-    StreamEvent e = completions.decode(Wire.usage(5, 7));
+    StreamEvent e = completions.decode(OpenAiWire.usage(5, 7));
 
     assertThat(e.hasMetadata()).isTrue();
     assertThat(e.getMetadata().getUsage().getPromptTokens()).isEqualTo(5);
@@ -115,7 +116,7 @@ class VllmStreamDecoderTest {
       "400 | 400", "503 | 503", "599 | 599", "429 | 429",
       "200 | 500", "0 | 500", "600 | 500", "null | 500", "'\"400\"' | 500", "1.5 | 500"})
   void decode_errorObject_isErrorWithStatusInRangeElse500(String code, int status) throws Exception {
-    StreamEvent e = chat.decode(Wire.streamError(code));
+    StreamEvent e = chat.decode(OpenAiWire.streamError(code));
 
     assertThat(e.hasError()).isTrue();
     StreamError err = e.getError();

@@ -1,15 +1,14 @@
-package narwhal.engines.vllm;
+package narwhal.core.checks;
 
-import static narwhal.engines.vllm.ChecksFixture.D1;
-import static narwhal.engines.vllm.ChecksFixture.attested;
-import static narwhal.engines.vllm.ChecksFixture.done;
+import static narwhal.core.checks.ChecksFixture.D1;
+import static narwhal.core.checks.ChecksFixture.attested;
+import static narwhal.core.checks.ChecksFixture.done;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.URI;
 import java.util.concurrent.CompletableFuture;
 import narwhal.config.EngineContract;
 import narwhal.config.TransferMode;
-import narwhal.core.checks.CheckResult;
 import narwhal.core.checks.CheckResult.Outcome;
 import narwhal.testing.ScriptedTransport.Call;
 import org.junit.jupiter.api.Test;

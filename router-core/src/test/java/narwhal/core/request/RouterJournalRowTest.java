@@ -1,10 +1,11 @@
-package narwhal.engines.vllm;
+package narwhal.core.request;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import java.util.Map;
-import narwhal.engines.vllm.RouterFixture.Client;
+import narwhal.core.request.RouterFixture.Client;
+import narwhal.testing.OpenAiWire;
 import narwhal.testing.ScriptedTransport.Call;
 import org.junit.jupiter.api.Test;
 
@@ -15,17 +16,17 @@ class RouterJournalRowTest {
 
   @Test
   void completedRow_hasTheMeasurementContractColumns() {
-    Client c = r.submit(Wire.completions(
+    Client c = r.submit(OpenAiWire.completions(
         "{\"model\":\"m\",\"prompt\":[1,2,3,4],\"max_tokens\":3,\"stream\":true}"));
     r.loop.advanceMillis(100);
     r.prefillOk(r.call(0));
     Call decode = r.call(1).sse();
     r.loop.advanceMillis(50);
-    decode.event(Wire.completionToken("a"));
+    decode.event(OpenAiWire.completionToken("a"));
     r.loop.advanceMillis(30);
-    decode.event(Wire.completionToken("b"));
+    decode.event(OpenAiWire.completionToken("b"));
     r.loop.advanceMillis(30);
-    decode.event(Wire.completionToken("c"));
+    decode.event(OpenAiWire.completionToken("c"));
     r.loop.advanceMillis(10);
     decode.event("[DONE]").end();
 
@@ -49,13 +50,13 @@ class RouterJournalRowTest {
   void oneToken_hasNoTpot_andAPrefillFailureCountsNoDecodeAttempt() {
     Client c = r.submitCompletion();
     r.prefillOk(r.call(0));
-    r.call(1).sse().event(Wire.completionToken("a")).event("[DONE]").end();
+    r.call(1).sse().event(OpenAiWire.completionToken("a")).event("[DONE]").end();
     assertThat(c.sink().log).endsWith("complete");
     assertThat(r.row()).containsEntry("tpot_s", null).containsEntry("decode_tpot_s", null);
 
     r.journal.rows.clear();
     Client failed = r.submitCompletion();
-    r.call(2).respond(500, Wire.errorBody(500, "boom"));
+    r.call(2).respond(500, OpenAiWire.errorBody(500, "boom"));
     assertThat(failed.sink().errors).hasSize(1);
     assertThat(r.row()).containsEntry("decode_attempts", 0).containsEntry("attempts", 1)
         .containsEntry("router_overhead_s", 0.0).containsEntry("ttft_s", null);

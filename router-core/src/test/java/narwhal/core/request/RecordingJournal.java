@@ -1,4 +1,4 @@
-package narwhal.engines.vllm;
+package narwhal.core.request;
 
 import java.util.ArrayList;
 import java.util.List;

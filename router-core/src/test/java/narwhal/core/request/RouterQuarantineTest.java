@@ -1,4 +1,4 @@
-package narwhal.engines.vllm;
+package narwhal.core.request;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,6 +7,8 @@ import narwhal.config.EngineRole;
 import narwhal.config.EngineSpec;
 import narwhal.config.FleetConfig;
 import narwhal.spi.TransportFailure;
+import narwhal.testing.OpenAiWire;
+import narwhal.testing.TestDialect;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -51,8 +53,8 @@ class RouterQuarantineTest {
   @Test
   void quarantine_onlyEngineOfItsRole_staysInPlacement() {
     RouterFixture r = new RouterFixture(quarantine(FleetConfig.of("m", List.of(
-        EngineSpec.of("p1", "http://10.0.0.1:8100", EngineRole.PREFILL),
-        EngineSpec.of("d1", "http://10.0.0.3:8200", EngineRole.DECODE))), 5));
+        TestDialect.engine("p1", "http://10.0.0.1:8100", EngineRole.PREFILL),
+        TestDialect.engine("d1", "http://10.0.0.3:8200", EngineRole.DECODE))), 5));
     r.submitCompletion();
     r.call(0).respond(500, "");
 
@@ -76,7 +78,7 @@ class RouterQuarantineTest {
   void engineRejection400_isNotAnEngineFault_theEngineStaysInPlacement() {
     RouterFixture r = new RouterFixture(quarantine(RouterFixture.twoByTwo(), 5));
     RouterFixture.Client first = r.submitCompletion();
-    r.call(0).respond(400, Wire.errorBody(400, "This model's maximum context length is 4096 tokens"));
+    r.call(0).respond(400, OpenAiWire.errorBody(400, "This model's maximum context length is 4096 tokens"));
     assertThat(first.sink().log).containsExactly("error:400:prefill");
 
     r.submitCompletion();
@@ -90,7 +92,7 @@ class RouterQuarantineTest {
     RouterFixture r = new RouterFixture(quarantine(RouterFixture.twoByTwo(), 5));
     r.submitCompletion();
     r.prefillOk(r.call(0));
-    r.call(1).respond(400, Wire.errorBody(400, "max_tokens is too large"));
+    r.call(1).respond(400, OpenAiWire.errorBody(400, "max_tokens is too large"));
     assertThat(r.iidOf(r.call(1))).isEqualTo("d1");
 
     r.submitCompletion();
@@ -118,7 +120,7 @@ class RouterQuarantineTest {
   void engineFaultStatuses_quarantineTheEngine(int status) {
     RouterFixture r = new RouterFixture(quarantine(RouterFixture.twoByTwo(), 5));
     r.submitCompletion();
-    r.call(0).respond(status, Wire.errorBody(status, "engine trouble"));
+    r.call(0).respond(status, OpenAiWire.errorBody(status, "engine trouble"));
 
     r.submitCompletion();
 

@@ -1,4 +1,4 @@
-package narwhal.engines.vllm;
+package narwhal.core.legs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,10 +9,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import narwhal.config.EngineRole;
 import narwhal.config.EngineSpec;
 import narwhal.time.ManualScheduler;
-import narwhal.core.legs.DecodeCall;
-import narwhal.core.legs.EngineClient;
-import narwhal.core.legs.EngineFailure;
-import narwhal.core.legs.LegLimits;
 import narwhal.spi.PrefillResult;
 import narwhal.spi.EngineDialects;
 import narwhal.spi.ExchangeOptions;
@@ -20,22 +16,25 @@ import narwhal.spi.UnreadableHandoffException;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.KvHandoffDescriptor;
 import narwhal.proto.v1.Route;
+import narwhal.testing.OpenAiWire;
 import narwhal.testing.ScriptedTransport;
+import narwhal.testing.TestDialect;
+import narwhal.testing.TestDialectWire;
 
 /** One engine client on a scripted transport and a manual clock, for single-leg tests. */
 final class LegFixture {
 
-  static final EngineSpec P1 = EngineSpec.of("p1", "http://10.0.0.1:8100", EngineRole.PREFILL);
-  static final EngineSpec D1 = EngineSpec.of("d1", "http://10.0.0.2:8200", EngineRole.DECODE);
-  static final CompletionRequest COMPLETION = Wire.completions("{\"model\":\"m\",\"prompt\":\"hi\",\"stream\":true}");
+  static final EngineSpec P1 = TestDialect.engine("p1", "http://10.0.0.1:8100", EngineRole.PREFILL);
+  static final EngineSpec D1 = TestDialect.engine("d1", "http://10.0.0.2:8200", EngineRole.DECODE);
+  static final CompletionRequest COMPLETION = OpenAiWire.completions("{\"model\":\"m\",\"prompt\":\"hi\",\"stream\":true}");
   static final CompletionRequest CHAT =
-      Wire.chat("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"stream\":true}");
+      OpenAiWire.chat("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"stream\":true}");
 
   final ManualScheduler loop = new ManualScheduler();
   final ScriptedTransport transport = new ScriptedTransport();
   private final AtomicInteger ids = new AtomicInteger();
   final EngineClient client =
-      new EngineClient(transport, EngineDialects.of(new VllmDialect()), () -> "b" + ids.incrementAndGet());
+      new EngineClient(transport, EngineDialects.of(new TestDialect()), () -> "b" + ids.incrementAndGet());
   final RecordingDecodeListener listener = new RecordingDecodeListener();
 
   static LegLimits decodeLimits(long firstTokenMillis, long readMillis) {
@@ -55,7 +54,7 @@ final class LegFixture {
   /** A producer result from P1 holding the wire reference's parameters. */
   static PrefillResult handoff(Route route) {
     try {
-      return handoff(new VllmDialect().readPrefillResponse(Wire.prefillResponse(Wire.PRODUCER_PARAMS), "nixl"),
+      return handoff(new TestDialect().readPrefillResponse(TestDialectWire.prefillResponse(TestDialectWire.PRODUCER_HANDOFF), P1.connector()),
           route);
     } catch (UnreadableHandoffException e) {
       throw new AssertionError(e);
@@ -67,11 +66,11 @@ final class LegFixture {
         .setHandoff(descriptor)
         .setProducerIid(P1.iid())
         .setProducerUrl(P1.url().toString())
-        .setEndpoint(VllmDialect.endpoint(route))
+        .setEndpoint(TestDialect.endpoint(route))
         .setBackendRequestId("b0")
         .setRoute(route)
         .build();
-    return new PrefillResult(proto, new VllmDialect().transferParametersJson(descriptor), 0, 0);
+    return new PrefillResult(proto, new TestDialect().transferParametersJson(descriptor), 0, 0);
   }
 
   /** The {@link EngineFailure} a prefill call failed with (it must have failed). */

@@ -1,4 +1,4 @@
-package narwhal.engines.vllm;
+package narwhal.core.request;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,8 +9,10 @@ import narwhal.api.AdmissionTicket;
 import narwhal.api.RequestHandle;
 import narwhal.api.RouterError;
 import narwhal.core.metrics.SeriesName;
-import narwhal.engines.vllm.RouterFixture.Client;
+import narwhal.core.request.RouterFixture.Client;
 import narwhal.proto.v1.CompletionRequest;
+import narwhal.testing.OpenAiWire;
+import narwhal.testing.RecordingSink;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,7 +31,7 @@ class RouterAdmissionTest {
   /** Runs the request whose prefill is call {@code prefillCall} to completion with two tokens. */
   private static void complete(RouterFixture r, int prefillCall) {
     r.prefillOk(r.call(prefillCall));
-    r.call(prefillCall + 1).sse().event(Wire.completionToken("a")).event(Wire.completionToken("b"))
+    r.call(prefillCall + 1).sse().event(OpenAiWire.completionToken("a")).event(OpenAiWire.completionToken("b"))
         .event("[DONE]").end();
   }
 
@@ -140,7 +142,7 @@ class RouterAdmissionTest {
     RecordingSink sink = new RecordingSink();
     long arrival = r.loop.nanoTime();
     RequestHandle queued = r.router.submit(
-        Wire.completions(BODY), sink, r.loop, arrival, arrival + java.util.concurrent.TimeUnit.SECONDS.toNanos(2));
+        OpenAiWire.completions(BODY), sink, r.loop, arrival, arrival + java.util.concurrent.TimeUnit.SECONDS.toNanos(2));
     r.loop.runPending();
     assertThat(r.router.admission().queued()).isEqualTo(1);
 
@@ -197,7 +199,7 @@ class RouterAdmissionTest {
   void everyEndingPath_returnsTheSeat() {
     RouterFixture r = fixture(8, 0, 0);
     Client failed = r.submitCompletion();
-    r.call(0).respond(500, Wire.errorBody(500, "boom"));
+    r.call(0).respond(500, OpenAiWire.errorBody(500, "boom"));
     assertThat(failed.sink().error().status()).isEqualTo(502);
 
     Client cancelled = r.submitCompletion();
@@ -238,9 +240,9 @@ class RouterAdmissionTest {
   @Test
   void abort_byTheFrontEnd_journalsFailedWithItsReason() {
     RouterFixture r = fixture(2, 0, 0);
-    Client c = r.submit(Wire.completions("{\"model\":\"m\",\"prompt\":\"x\",\"max_tokens\":8}"));
+    Client c = r.submit(OpenAiWire.completions("{\"model\":\"m\",\"prompt\":\"x\",\"max_tokens\":8}"));
     r.prefillOk(r.call(0));
-    r.call(1).sse().event(Wire.completionToken("a"));
+    r.call(1).sse().event(OpenAiWire.completionToken("a"));
 
     c.handle().abort(RouterError.of(502, "decode", "decode", "too big"), "response_limit");
 
@@ -277,7 +279,7 @@ class RouterAdmissionTest {
     RouterFixture r = fixture(1, 0, 0);
     r.submitCompletion();
     RecordingSink sink = new RecordingSink();
-    CompletionRequest request = Wire.completions(BODY);
+    CompletionRequest request = OpenAiWire.completions(BODY);
     RequestHandle handle = r.router.submit(request, sink, r.loop, r.loop.nanoTime());
 
     handle.cancel();
@@ -293,7 +295,7 @@ class RouterAdmissionTest {
     r.submitCompletion(); // rejected
     complete(r, 0);
     Client failed = r.submitCompletion();
-    r.call(2).respond(500, Wire.errorBody(500, "boom"));
+    r.call(2).respond(500, OpenAiWire.errorBody(500, "boom"));
     assertThat(failed.sink().errors).hasSize(1);
 
     var registry = r.router.metrics().registry();

@@ -1,4 +1,4 @@
-package narwhal.engines.vllm;
+package narwhal.core.request;
 
 import java.time.Clock;
 import java.time.Instant;
@@ -13,13 +13,16 @@ import narwhal.config.FleetConfig;
 import narwhal.config.ServingConfig;
 import narwhal.api.RequestHandle;
 import narwhal.core.fleet.Fleet;
-import narwhal.core.request.DisaggregatedRouter;
 import narwhal.time.ManualScheduler;
 import narwhal.core.legs.EngineClient;
 import narwhal.spi.EngineDialects;
 import narwhal.proto.v1.CompletionRequest;
-import narwhal.testing.ScriptedTransport;
+import narwhal.testing.OpenAiWire;
+import narwhal.testing.RecordingSink;
 import narwhal.testing.ScriptedTransport.Call;
+import narwhal.testing.ScriptedTransport;
+import narwhal.testing.TestDialect;
+import narwhal.testing.TestDialectWire;
 
 /**
  * A whole router on a scripted transport and a manual clock: the test plays every engine. Backend
@@ -39,7 +42,7 @@ final class RouterFixture {
   private int backendIds;
 
   RouterFixture(FleetConfig config) {
-    this(config, EngineDialects.of(new VllmDialect()));
+    this(config, EngineDialects.of(new TestDialect()));
   }
 
   /** A router speaking {@code dialects} (the engines' {@code dialect} names pick among them). */
@@ -54,10 +57,10 @@ final class RouterFixture {
   /** Two prefill engines (p1, p2) and two decode engines (d1, d2). */
   static FleetConfig twoByTwo() {
     return FleetConfig.of("m", List.of(
-        EngineSpec.of("p1", "http://10.0.0.1:8100", EngineRole.PREFILL),
-        EngineSpec.of("p2", "http://10.0.0.2:8100", EngineRole.PREFILL),
-        EngineSpec.of("d1", "http://10.0.0.3:8200", EngineRole.DECODE),
-        EngineSpec.of("d2", "http://10.0.0.4:8200", EngineRole.DECODE)));
+        TestDialect.engine("p1", "http://10.0.0.1:8100", EngineRole.PREFILL),
+        TestDialect.engine("p2", "http://10.0.0.2:8100", EngineRole.PREFILL),
+        TestDialect.engine("d1", "http://10.0.0.3:8200", EngineRole.DECODE),
+        TestDialect.engine("d2", "http://10.0.0.4:8200", EngineRole.DECODE)));
   }
 
   static FleetConfig twoByTwo(UnaryOperator<ServingConfig> serving) {
@@ -76,7 +79,7 @@ final class RouterFixture {
   }
 
   Client submitCompletion() {
-    return submit(Wire.completions("{\"model\":\"m\",\"prompt\":\"hello\",\"max_tokens\":8,\"stream\":true}"));
+    return submit(OpenAiWire.completions("{\"model\":\"m\",\"prompt\":\"hello\",\"max_tokens\":8,\"stream\":true}"));
   }
 
   Call call(int index) {
@@ -95,7 +98,7 @@ final class RouterFixture {
 
   /** The producer answers its prefill with a descriptor naming its own engine id. */
   void prefillOk(Call call) {
-    call.respond(200, Wire.prefillResponseFrom("engine-" + iidOf(call)));
+    call.respond(200, TestDialectWire.prefillResponseFrom("engine-" + iidOf(call)));
   }
 
   Map<String, Object> row() {

@@ -1,4 +1,4 @@
-package narwhal.engines.vllm;
+package narwhal.core.legs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,14 +7,16 @@ import java.util.Map;
 import java.util.stream.Stream;
 import narwhal.config.EngineRole;
 import narwhal.config.EngineSpec;
-import narwhal.core.legs.EngineFailure;
 import narwhal.api.FailureClass;
 import narwhal.spi.Phase;
 import narwhal.spi.PrefillResult;
 import narwhal.spi.TransportFailure;
 import narwhal.proto.v1.KvHandoffDescriptor;
 import narwhal.proto.v1.Route;
+import narwhal.testing.OpenAiWire;
 import narwhal.testing.ScriptedTransport.Call;
+import narwhal.testing.TestDialect;
+import narwhal.testing.TestDialectWire;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -34,24 +36,24 @@ class EngineClientDecodeOutcomeTest {
     assertThat(call.engine).isEqualTo(LegFixture.D1.url());
     assertThat(call.request.path()).isEqualTo("/v1/completions");
     assertThat(call.request.headers()).containsEntry("X-Request-Id", "b1");
-    assertThat(Wire.tree(call.body()).get("kv_transfer_params")).isEqualTo(Wire.tree(Wire.PRODUCER_PARAMS));
+    assertThat(OpenAiWire.tree(call.body()).get("kv_handoff")).isEqualTo(OpenAiWire.tree(TestDialectWire.PRODUCER_HANDOFF));
   }
 
   @Test
   void decode_handoffFromTheConsumerItself_sendsNoTransferParams() {
-    EngineSpec both = EngineSpec.of("p1", "http://10.0.0.1:8100", EngineRole.BOTH);
+    EngineSpec both = TestDialect.engine("p1", "http://10.0.0.1:8100", EngineRole.BOTH);
 
     f.client.decode(both, LegFixture.COMPLETION, LegFixture.handoff(Route.ROUTE_COMPLETIONS),
         LegFixture.decodeLimits(2500, 10_000), f.loop, f.listener);
 
-    assertThat(Wire.tree(f.transport.last().body()).has("kv_transfer_params")).isFalse();
+    assertThat(OpenAiWire.tree(f.transport.last().body()).has("kv_handoff")).isFalse();
   }
 
   @Test
   void decode_doneBeforeAnyToken_fails502WithExactMessage() {
     f.decode();
     Call call = f.transport.last().sse();
-    call.event(Wire.usage(3, 0));
+    call.event(OpenAiWire.usage(3, 0));
     call.event("[DONE]");
 
     EngineFailure failure = f.listener.failure();
@@ -65,7 +67,7 @@ class EngineClientDecodeOutcomeTest {
   void decode_cleanEndWithoutDone_fails502Stream() {
     f.decode();
     Call call = f.transport.last().sse();
-    call.event(Wire.completionToken("a"));
+    call.event(OpenAiWire.completionToken("a"));
     call.end();
 
     EngineFailure failure = f.listener.failure();
@@ -80,8 +82,8 @@ class EngineClientDecodeOutcomeTest {
   void decode_errorObjectInA200Stream_failsWithTheObjectsStatus(String code, int status) {
     f.decode();
     Call call = f.transport.last().sse();
-    call.event(Wire.completionToken("a"));
-    call.event(Wire.streamError(code));
+    call.event(OpenAiWire.completionToken("a"));
+    call.event(OpenAiWire.streamError(code));
 
     EngineFailure failure = f.listener.failure();
     assertThat(failure.status()).isEqualTo(status);
@@ -97,9 +99,9 @@ class EngineClientDecodeOutcomeTest {
       "429, 502, OVERLOAD, true",
       "503, 502, OVERLOAD, true",
       "400, 400, REJECTED, false"})
-  void decode_non200HeadWithVllmErrorBody_isMapped(int engineStatus, int status, FailureClass cls, boolean transientFault) {
+  void decode_non200HeadWithOpenAiErrorBody_isMapped(int engineStatus, int status, FailureClass cls, boolean transientFault) {
     f.decode();
-    f.transport.last().respond(engineStatus, Wire.errorBody(engineStatus, "context too long"));
+    f.transport.last().respond(engineStatus, OpenAiWire.errorBody(engineStatus, "context too long"));
 
     EngineFailure failure = f.listener.failure();
     assertThat(failure.status()).isEqualTo(status);
@@ -191,17 +193,17 @@ class EngineClientDecodeOutcomeTest {
     PrefillResult handoff = LegFixture.handoff(Route.ROUTE_COMPLETIONS);
 
     Map<String, Object> first = handoff.parameters();
-    first.put("remote_engine_id", "tampered");
-    ((List<Object>) first.get("remote_block_ids")).clear();
-    first.remove("remote_host");
+    first.put("engine_id", "tampered");
+    ((List<Object>) first.get("block_ids")).clear();
+    first.remove("host");
 
-    assertThat(Wire.tree(new com.fasterxml.jackson.databind.ObjectMapper().valueToTree(handoff.parameters())
-        .toString())).isEqualTo(Wire.tree(Wire.PRODUCER_PARAMS));
+    assertThat(OpenAiWire.tree(new com.fasterxml.jackson.databind.ObjectMapper().valueToTree(handoff.parameters())
+        .toString())).isEqualTo(OpenAiWire.tree(TestDialectWire.PRODUCER_HANDOFF));
     assertThat(handoff.descriptor().getEngineId()).isEqualTo("7f3c1b2a-engine-p");
 
     f.client.decode(LegFixture.D1, LegFixture.COMPLETION, handoff, LegFixture.decodeLimits(2500, 10_000), f.loop,
         f.listener);
-    assertThat(Wire.tree(f.transport.last().body()).get("kv_transfer_params"))
-        .isEqualTo(Wire.tree(Wire.PRODUCER_PARAMS));
+    assertThat(OpenAiWire.tree(f.transport.last().body()).get("kv_handoff"))
+        .isEqualTo(OpenAiWire.tree(TestDialectWire.PRODUCER_HANDOFF));
   }
 }

@@ -1,10 +1,12 @@
-package narwhal.engines.vllm;
+package narwhal.core.request;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import narwhal.spi.TransportFailure;
-import narwhal.engines.vllm.RouterFixture.Client;
+import narwhal.core.request.RouterFixture.Client;
+import narwhal.testing.OpenAiWire;
 import narwhal.testing.ScriptedTransport.Call;
+import narwhal.testing.TestDialectWire;
 import org.junit.jupiter.api.Test;
 
 /** The client side: going away, reading slowly, and a failure after output of a non-streaming request. */
@@ -18,7 +20,7 @@ class RouterCancelAndBackpressureTest {
     r.loop.advanceMillis(100);
 
     c.handle().cancel();
-    r.call(0).respond(200, Wire.prefillResponseFrom("engine-p1"));
+    r.call(0).respond(200, TestDialectWire.prefillResponseFrom("engine-p1"));
     r.loop.advanceMillis(700_000);
 
     assertThat(r.call(0).cancelled()).isTrue();
@@ -34,10 +36,10 @@ class RouterCancelAndBackpressureTest {
   void cancel_midStream_cancelsDecodeAndNoSinkCallFollows() {
     Client c = r.submitCompletion();
     r.prefillOk(r.call(0));
-    Call decode = r.call(1).sse().event(Wire.completionToken("a"));
+    Call decode = r.call(1).sse().event(OpenAiWire.completionToken("a"));
 
     c.handle().cancel();
-    decode.event(Wire.completionToken("b")).event("[DONE]").end();
+    decode.event(OpenAiWire.completionToken("b")).event("[DONE]").end();
     r.loop.advanceMillis(700_000);
 
     assertThat(decode.cancelled()).isTrue();
@@ -65,7 +67,7 @@ class RouterCancelAndBackpressureTest {
     Call decode = r.call(1).sse();
     c.sink().writable = false;
 
-    decode.event(Wire.completionToken("a"));
+    decode.event(OpenAiWire.completionToken("a"));
     assertThat(decode.paused()).isTrue();
     assertThat(c.sink().log).containsExactly("start", "token:a");
 
@@ -73,7 +75,7 @@ class RouterCancelAndBackpressureTest {
     c.handle().clientWritable();
     assertThat(decode.paused()).isFalse();
 
-    decode.event(Wire.completionToken("b")).event("[DONE]").end();
+    decode.event(OpenAiWire.completionToken("b")).event("[DONE]").end();
     assertThat(c.sink().log).containsExactly("start", "token:a", "token:b", "complete");
   }
 
@@ -84,7 +86,7 @@ class RouterCancelAndBackpressureTest {
     slow.prefillOk(slow.call(0));
     Call decode = slow.call(1).sse();
     c.sink().writable = false;
-    decode.event(Wire.completionToken("a"));
+    decode.event(OpenAiWire.completionToken("a"));
 
     slow.loop.advanceMillis(120_000);
     assertThat(c.sink().log).containsExactly("start", "token:a");
@@ -97,9 +99,9 @@ class RouterCancelAndBackpressureTest {
 
   @Test
   void failureAfterOutput_nonStreamingClient_stillEndsWithOnError() {
-    Client c = r.submit(Wire.completions("{\"model\":\"m\",\"prompt\":\"hello\"}"));
+    Client c = r.submit(OpenAiWire.completions("{\"model\":\"m\",\"prompt\":\"hello\"}"));
     r.prefillOk(r.call(0));
-    r.call(1).sse().event(Wire.completionToken("a"));
+    r.call(1).sse().event(OpenAiWire.completionToken("a"));
 
     r.call(1).fail(TransportFailure.Kind.CONNECTION_CLOSED);
     r.loop.advanceMillis(10_000);

@@ -1,4 +1,4 @@
-package narwhal.engines.vllm;
+package narwhal.core.request;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,8 +8,10 @@ import java.util.Map;
 import narwhal.config.EngineRole;
 import narwhal.config.EngineSpec;
 import narwhal.config.FleetConfig;
-import narwhal.engines.vllm.RouterFixture.Client;
+import narwhal.core.request.RouterFixture.Client;
+import narwhal.testing.OpenAiWire;
 import narwhal.testing.ScriptedTransport.Call;
+import narwhal.testing.TestDialect;
 import org.junit.jupiter.api.Test;
 
 /** A request that succeeds: placement, the two legs, what the client sees and the journal row. */
@@ -21,7 +23,7 @@ class RouterNormalPathTest {
   @Test
   void request_chatStream_prefillsOnP1DecodesOnD1AndCompletes() {
     RouterFixture r = new RouterFixture(RouterFixture.twoByTwo());
-    Client c = r.submit(Wire.chat(CHAT_STREAM));
+    Client c = r.submit(OpenAiWire.chat(CHAT_STREAM));
 
     assertThat(r.transport.calls()).hasSize(1);
     Call prefill = r.call(0);
@@ -37,23 +39,23 @@ class RouterNormalPathTest {
     assertThat(r.iidOf(decode)).isEqualTo("d1");
     assertThat(RouterFixture.backendId(decode)).isEqualTo("b2");
     assertThat(decode.request.path()).isEqualTo("/v1/chat/completions");
-    assertThat(Wire.tree(decode.body()).path("kv_transfer_params").path("remote_engine_id").asText())
+    assertThat(OpenAiWire.tree(decode.body()).path("kv_handoff").path("engine_id").asText())
         .isEqualTo("engine-p1");
     assertThat(r.residentPrefill()).isZero();
     assertThat(r.fleet.get("d1").residentDecode()).isEqualTo(1);
 
-    decode.sse().event(Wire.chatRole());
+    decode.sse().event(OpenAiWire.chatRole());
     assertThat(c.sink().log).isEmpty();
 
     r.loop.advanceMillis(50);
-    decode.event(Wire.chatContent("Hi"));
+    decode.event(OpenAiWire.chatContent("Hi"));
     assertThat(c.sink().log).containsExactly("start", "metadata", "token:Hi");
     assertThat(c.sink().events.get(0).getMetadata().getRole()).isEqualTo("assistant");
     assertThat(c.sink().start.requestId()).isEqualTo(c.handle().requestId());
     assertThat(c.sink().start.model()).isEqualTo("m");
     assertThat(c.sink().start.createdEpochSeconds()).isEqualTo(RouterFixture.NOW.getEpochSecond());
 
-    decode.event(Wire.chatFinish("stop")).event(Wire.usage(4, 1)).event("[DONE]").end();
+    decode.event(OpenAiWire.chatFinish("stop")).event(OpenAiWire.usage(4, 1)).event("[DONE]").end();
 
     assertThat(c.sink().log).containsExactly("start", "metadata", "token:Hi", "metadata", "metadata", "complete");
     assertThat(r.residentPrefill()).isZero();
@@ -85,30 +87,30 @@ class RouterNormalPathTest {
   @Test
   void placement_twoBothEngines_decodeAvoidsTheProducer() {
     RouterFixture r = new RouterFixture(FleetConfig.of("m", List.of(
-        EngineSpec.of("e1", "http://10.0.0.1:8000", EngineRole.BOTH),
-        EngineSpec.of("e2", "http://10.0.0.2:8000", EngineRole.BOTH))));
+        TestDialect.engine("e1", "http://10.0.0.1:8000", EngineRole.BOTH),
+        TestDialect.engine("e2", "http://10.0.0.2:8000", EngineRole.BOTH))));
     r.submitCompletion();
 
     r.prefillOk(r.call(0));
 
     assertThat(r.iidOf(r.call(0))).isEqualTo("e1");
     assertThat(r.iidOf(r.call(1))).isEqualTo("e2");
-    assertThat(Wire.tree(r.call(1).body()).has("kv_transfer_params")).isTrue();
+    assertThat(OpenAiWire.tree(r.call(1).body()).has("kv_handoff")).isTrue();
   }
 
   @Test
   void request_nonStreamingClient_decodeLegStreamsAndAsksForUsage() {
     RouterFixture r = new RouterFixture(RouterFixture.twoByTwo());
-    Client c = r.submit(Wire.completions("{\"model\":\"m\",\"prompt\":\"hello\",\"max_tokens\":8}"));
+    Client c = r.submit(OpenAiWire.completions("{\"model\":\"m\",\"prompt\":\"hello\",\"max_tokens\":8}"));
     r.prefillOk(r.call(0));
 
-    JsonNode decodeBody = Wire.tree(r.call(1).body());
+    JsonNode decodeBody = OpenAiWire.tree(r.call(1).body());
     assertThat(decodeBody.get("stream").asBoolean()).isTrue();
-    assertThat(decodeBody.get("stream_options")).isEqualTo(Wire.tree("{\"include_usage\":true}"));
+    assertThat(decodeBody.get("stream_options")).isEqualTo(OpenAiWire.tree("{\"include_usage\":true}"));
     assertThat(decodeBody.get("max_tokens").asInt()).isEqualTo(8);
-    assertThat(Wire.tree(r.call(0).body()).get("stream").asBoolean()).isFalse();
+    assertThat(OpenAiWire.tree(r.call(0).body()).get("stream").asBoolean()).isFalse();
 
-    r.call(1).sse().event(Wire.completionToken("a")).event(Wire.usage(2, 1)).event("[DONE]").end();
+    r.call(1).sse().event(OpenAiWire.completionToken("a")).event(OpenAiWire.usage(2, 1)).event("[DONE]").end();
     assertThat(c.sink().log).containsExactly("start", "token:a", "metadata", "complete");
     assertThat(r.row()).containsEntry("stream", false).containsEntry("terminal", "completed");
   }
@@ -116,15 +118,15 @@ class RouterNormalPathTest {
   @Test
   void request_singleBothEngine_decodesOnTheSameEngineWithoutTransferParams() {
     RouterFixture r = new RouterFixture(FleetConfig.of("m", List.of(
-        EngineSpec.of("e1", "http://10.0.0.1:8000", EngineRole.BOTH))));
+        TestDialect.engine("e1", "http://10.0.0.1:8000", EngineRole.BOTH))));
     Client c = r.submitCompletion();
     r.prefillOk(r.call(0));
 
     Call decode = r.call(1);
     assertThat(r.iidOf(decode)).isEqualTo("e1");
-    assertThat(Wire.tree(decode.body()).has("kv_transfer_params")).isFalse();
+    assertThat(OpenAiWire.tree(decode.body()).has("kv_handoff")).isFalse();
 
-    decode.sse().event(Wire.completionToken("a")).event("[DONE]").end();
+    decode.sse().event(OpenAiWire.completionToken("a")).event("[DONE]").end();
     assertThat(c.sink().log).containsExactly("start", "token:a", "complete");
     assertThat(r.row()).containsEntry("crossed", false).containsEntry("decode_iid", "e1");
   }

@@ -1,14 +1,12 @@
-package narwhal.engines.vllm;
+package narwhal.core.legs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
-import narwhal.core.legs.DecodeCall;
-import narwhal.core.legs.EngineFailure;
 import narwhal.api.FailureClass;
-import narwhal.core.legs.LegLimits;
 import narwhal.spi.Phase;
 import narwhal.spi.ExchangeOptions;
+import narwhal.testing.OpenAiWire;
 import narwhal.testing.ScriptedTransport.Call;
 import org.junit.jupiter.api.Test;
 
@@ -68,9 +66,9 @@ class EngineClientDecodeTimingTest {
     f.decode();
     Call call = f.transport.last().sse();
     f.loop.advanceMillis(1000);
-    call.event(Wire.usage(5, 0));
+    call.event(OpenAiWire.usage(5, 0));
     f.loop.advanceMillis(1000);
-    call.event(Wire.completionToken(""));
+    call.event(OpenAiWire.completionToken(""));
 
     f.loop.advanceMillis(499);
     assertThat(f.listener.quiet()).isTrue();
@@ -89,7 +87,7 @@ class EngineClientDecodeTimingTest {
     f.client.decode(LegFixture.D1, LegFixture.CHAT, LegFixture.handoff(narwhal.proto.v1.Route.ROUTE_CHAT_COMPLETIONS),
         LegFixture.decodeLimits(2500, 10_000), f.loop, f.listener);
     Call call = f.transport.last().sse();
-    call.event(Wire.chatRole());
+    call.event(OpenAiWire.chatRole());
 
     f.loop.advanceMillis(2500);
 
@@ -102,7 +100,7 @@ class EngineClientDecodeTimingTest {
     f.decode();
     Call call = f.transport.last().sse();
     f.loop.advanceMillis(2499);
-    call.event(Wire.completionToken("a"));
+    call.event(OpenAiWire.completionToken("a"));
 
     f.loop.advanceMillis(5000);
 
@@ -115,9 +113,9 @@ class EngineClientDecodeTimingTest {
     f.decode(LegFixture.decodeLimits(2500, 3000));
     Call call = f.transport.last().sse();
     f.loop.advanceMillis(100);
-    call.event(Wire.completionToken("a"));
+    call.event(OpenAiWire.completionToken("a"));
     f.loop.advanceMillis(1000);
-    call.event(Wire.completionToken("b"));
+    call.event(OpenAiWire.completionToken("b"));
 
     f.loop.advanceMillis(2999);
     assertThat(f.listener.quiet()).isTrue();
@@ -135,9 +133,9 @@ class EngineClientDecodeTimingTest {
   void silenceTimer_metadataChunk_resetsIt() {
     f.decode(LegFixture.decodeLimits(2500, 3000));
     Call call = f.transport.last().sse();
-    call.event(Wire.completionToken("a"));
+    call.event(OpenAiWire.completionToken("a"));
     f.loop.advanceMillis(2000);
-    call.event(Wire.usage(1, 1));
+    call.event(OpenAiWire.usage(1, 1));
 
     f.loop.advanceMillis(2999);
     assertThat(f.listener.quiet()).isTrue();
@@ -150,7 +148,7 @@ class EngineClientDecodeTimingTest {
   void silenceTimer_readTimeoutZero_neverFires() {
     f.decode(LegFixture.decodeLimits(2500, 0));
     Call call = f.transport.last().sse();
-    call.event(Wire.completionToken("a"));
+    call.event(OpenAiWire.completionToken("a"));
 
     f.loop.advanceMillis(3_600_000);
 
@@ -163,7 +161,7 @@ class EngineClientDecodeTimingTest {
   void pause_suspendsSilenceTimer_resumeRearmsTheFullBound() {
     DecodeCall leg = f.decode(LegFixture.decodeLimits(2500, 3000));
     Call call = f.transport.last().sse();
-    call.event(Wire.completionToken("a"));
+    call.event(OpenAiWire.completionToken("a"));
     f.loop.advanceMillis(1000);
 
     leg.pause();
@@ -194,7 +192,7 @@ class EngineClientDecodeTimingTest {
   void cancel_midStream_cancelsExchangeAndStaysSilent() {
     DecodeCall leg = f.decode();
     Call call = f.transport.last().sse();
-    call.event(Wire.completionToken("a"));
+    call.event(OpenAiWire.completionToken("a"));
 
     leg.cancel();
     f.loop.advanceMillis(60_000);
@@ -208,8 +206,8 @@ class EngineClientDecodeTimingTest {
   void done_afterTokens_completesOnceAndDisarmsTimers() {
     f.decode(LegFixture.decodeLimits(2500, 3000));
     Call call = f.transport.last().sse();
-    call.event(Wire.completionToken("a"));
-    call.event(Wire.completionFinish("", "stop"));
+    call.event(OpenAiWire.completionToken("a"));
+    call.event(OpenAiWire.completionFinish("", "stop"));
     call.event("[DONE]");
     call.end();
 

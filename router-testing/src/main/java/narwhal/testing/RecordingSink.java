@@ -1,4 +1,4 @@
-package narwhal.engines.vllm;
+package narwhal.testing;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -10,14 +10,15 @@ import narwhal.proto.v1.StreamEvent;
 /**
  * A client that records every call as a short line ("start", "token:Hi", "metadata", "complete",
  * "error:502:prefill") and keeps the values; {@link #writable} plays the client's socket.
+ * Single-threaded: use it on a manual clock, where the router calls it on the test's thread.
  */
-final class RecordingSink implements ClientSink {
+public final class RecordingSink implements ClientSink {
 
-  final List<String> log = new ArrayList<>();
-  final List<StreamEvent> events = new ArrayList<>();
-  final List<RouterError> errors = new ArrayList<>();
-  ResponseStart start;
-  boolean writable = true;
+  public final List<String> log = new ArrayList<>();
+  public final List<StreamEvent> events = new ArrayList<>();
+  public final List<RouterError> errors = new ArrayList<>();
+  public ResponseStart start;
+  public boolean writable = true;
 
   @Override
   public void onStart(ResponseStart start) {
@@ -47,7 +48,8 @@ final class RecordingSink implements ClientSink {
     return writable;
   }
 
-  RouterError error() {
+  /** The one error the client received; fails the test unless there is exactly one. */
+  public RouterError error() {
     if (errors.size() != 1) {
       throw new AssertionError("expected exactly one error, got " + log);
     }

@@ -1,19 +1,19 @@
-package narwhal.engines.vllm;
+package narwhal.core.legs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import narwhal.core.legs.EngineFailure;
 import narwhal.api.FailureClass;
-import narwhal.core.legs.LegLimits;
 import narwhal.spi.Phase;
 import narwhal.spi.PrefillResult;
 import narwhal.spi.ExchangeOptions;
 import narwhal.spi.TransportFailure;
 import narwhal.proto.v1.Route;
+import narwhal.testing.OpenAiWire;
 import narwhal.testing.ScriptedTransport.Call;
+import narwhal.testing.TestDialectWire;
 import org.junit.jupiter.api.Test;
 
 /** The prefill leg: its timeout, cancellation, and what its result carries. */
@@ -32,7 +32,7 @@ class EngineClientPrefillTest {
     long startedAt = f.loop.nanoTime();
 
     f.loop.advanceMillis(120);
-    call.respond(200, Wire.prefillResponse(Wire.PRODUCER_PARAMS));
+    call.respond(200, TestDialectWire.prefillResponse(TestDialectWire.PRODUCER_HANDOFF));
 
     PrefillResult result = future.get();
     assertThat(result.producerUrl()).isEqualTo("http://10.0.0.1:8100");
@@ -42,20 +42,20 @@ class EngineClientPrefillTest {
     assertThat(result.backendRequestId()).isEqualTo("b1");
     assertThat(result.legStartedNanos()).isEqualTo(startedAt);
     assertThat(result.ageNanos(f.loop.nanoTime())).isEqualTo(Duration.ofMillis(120).toNanos());
-    assertThat(Wire.tree(new com.fasterxml.jackson.databind.ObjectMapper().valueToTree(result.parameters())
-        .toString())).isEqualTo(Wire.tree(Wire.PRODUCER_PARAMS));
+    assertThat(OpenAiWire.tree(new com.fasterxml.jackson.databind.ObjectMapper().valueToTree(result.parameters())
+        .toString())).isEqualTo(OpenAiWire.tree(TestDialectWire.PRODUCER_HANDOFF));
   }
 
   @Test
   void prefill_parameters_mutatingTheCopyChangesNothing() throws Exception {
     CompletableFuture<PrefillResult> future = f.client.prefill(LegFixture.P1, LegFixture.COMPLETION, LIMITS, f.loop);
-    f.transport.last().respond(200, Wire.prefillResponse(Wire.PRODUCER_PARAMS));
+    f.transport.last().respond(200, TestDialectWire.prefillResponse(TestDialectWire.PRODUCER_HANDOFF));
     PrefillResult result = future.get();
 
     Map<String, Object> copy = result.parameters();
     copy.clear();
 
-    assertThat(result.parameters()).containsEntry("remote_engine_id", "7f3c1b2a-engine-p").hasSize(9);
+    assertThat(result.parameters()).containsEntry("engine_id", "7f3c1b2a-engine-p").hasSize(8);
   }
 
   @Test
@@ -93,7 +93,7 @@ class EngineClientPrefillTest {
   void prefill_200WithoutTransferParams_failsAsKvHandoff() {
     CompletableFuture<PrefillResult> future = f.client.prefill(LegFixture.P1, LegFixture.COMPLETION, LIMITS, f.loop);
 
-    f.transport.last().respond(200, Wire.prefillResponse("null"));
+    f.transport.last().respond(200, TestDialectWire.prefillResponse("null"));
 
     EngineFailure failure = LegFixture.prefillFailure(future);
     assertThat(failure.failureClass()).isEqualTo(FailureClass.KV_HANDOFF);
@@ -107,7 +107,7 @@ class EngineClientPrefillTest {
   void prefill_engine500_fails502Transient() {
     CompletableFuture<PrefillResult> future = f.client.prefill(LegFixture.P1, LegFixture.COMPLETION, LIMITS, f.loop);
 
-    f.transport.last().respond(500, Wire.errorBody(500, "Internal server error"));
+    f.transport.last().respond(500, OpenAiWire.errorBody(500, "Internal server error"));
 
     EngineFailure failure = LegFixture.prefillFailure(future);
     assertThat(failure.status()).isEqualTo(502);

@@ -1,4 +1,4 @@
-package narwhal.engines.vllm;
+package narwhal.core.request;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -13,18 +13,20 @@ import narwhal.spi.EngineDialects;
 import narwhal.spi.EngineHttpRequest;
 import narwhal.spi.HandoffStyle;
 import narwhal.spi.UnreadableHandoffException;
-import narwhal.engines.vllm.RouterFixture.Client;
+import narwhal.core.request.RouterFixture.Client;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.KvHandoffDescriptor;
 import narwhal.proto.v1.Route;
+import narwhal.testing.OpenAiWire;
 import narwhal.testing.ScriptedTransport.Call;
+import narwhal.testing.TestDialect;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /**
  * The core's orchestration of a {@link HandoffStyle#CONCURRENT} dialect (SGLang-shaped: the router
  * plans a rendezvous both legs carry and sends them at once), on a manual clock with the test
- * playing the engines. The dialect here is vLLM's wire plus a {@code room} field.
+ * playing the engines. The dialect here is the test dialect's OpenAI wire plus a {@code room} field.
  */
 class ConcurrentHandoffTest {
 
@@ -42,7 +44,7 @@ class ConcurrentHandoffTest {
   }
 
   private static long room(Call call) {
-    return Wire.tree(call.body()).path("room").asLong(-1);
+    return OpenAiWire.tree(call.body()).path("room").asLong(-1);
   }
 
   @Test
@@ -56,7 +58,7 @@ class ConcurrentHandoffTest {
     assertThat(r.iidOf(decode)).isEqualTo("d1");
     assertThat(r.iidOf(prefill)).isEqualTo("p1");
     assertThat(room(prefill)).isNotNegative().isEqualTo(room(decode));
-    assertThat(Wire.tree(decode.body()).path("bootstrap_host").asText()).isEqualTo("10.0.0.1");
+    assertThat(OpenAiWire.tree(decode.body()).path("bootstrap_host").asText()).isEqualTo("10.0.0.1");
     assertThat(r.residentPrefill()).isEqualTo(1);
     assertThat(r.residentDecode()).isEqualTo(1);
 
@@ -65,7 +67,7 @@ class ConcurrentHandoffTest {
     assertThat(r.residentPrefill()).isZero();
 
     r.loop.advanceMillis(20);
-    decode.sse().event(Wire.completionToken("Hi")).event(Wire.completionToken(" there"));
+    decode.sse().event(OpenAiWire.completionToken("Hi")).event(OpenAiWire.completionToken(" there"));
     decode.event("[DONE]").end();
 
     assertThat(c.sink().log).containsExactly("start", "token:Hi", "token: there", "complete");
@@ -89,7 +91,7 @@ class ConcurrentHandoffTest {
     Call decode = r.call(0);
     Call prefill = r.call(1);
 
-    prefill.respond(500, Wire.errorBody(500, "boom"));
+    prefill.respond(500, OpenAiWire.errorBody(500, "boom"));
 
     assertThat(decode.cancelled()).as("the decode leg must not outlive its producer").isTrue();
     RouterError error = c.sink().error();
@@ -106,7 +108,7 @@ class ConcurrentHandoffTest {
     Call decode = r.call(0);
     Call prefill = r.call(1);
 
-    decode.respond(503, Wire.errorBody(503, "busy"));
+    decode.respond(503, OpenAiWire.errorBody(503, "busy"));
 
     assertThat(prefill.cancelled()).isTrue();
     assertThat(c.sink().error().type()).isEqualTo("decode");
@@ -138,7 +140,7 @@ class ConcurrentHandoffTest {
     RouterFixture r = router(fleet().withServing(fleet().serving().withMaxAttempts(2).withRetryBackoff(0.001, 0.001)));
     Client c = r.submitCompletion();
     long firstRoom = room(r.call(0));
-    r.call(0).respond(503, Wire.errorBody(503, "busy"));
+    r.call(0).respond(503, OpenAiWire.errorBody(503, "busy"));
     r.loop.advanceMillis(5);
 
     assertThat(r.transport.calls()).hasSize(4);
@@ -148,7 +150,7 @@ class ConcurrentHandoffTest {
     assertThat(r.iidOf(prefill)).isEqualTo("p2");
     assertThat(room(decode)).isEqualTo(room(prefill)).isNotEqualTo(firstRoom);
     prefill.respond(200, "{}");
-    decode.sse().event(Wire.completionToken("ok")).event("[DONE]").end();
+    decode.sse().event(OpenAiWire.completionToken("ok")).event("[DONE]").end();
     assertThat(c.sink().log).endsWith("complete");
   }
 
@@ -169,10 +171,10 @@ class ConcurrentHandoffTest {
     assertThat(r.residentDecode()).isZero();
   }
 
-  /** vLLM's wire, with the handoff planned by the router: a room both legs carry. */
+  /** The test dialect's wire, with the handoff planned by the router: a room both legs carry. */
   static class RoomDialect implements EngineDialect {
     static final String NAME = "room";
-    private final VllmDialect vllm = new VllmDialect();
+    private final TestDialect openAi = new TestDialect();
 
     @Override
     public String name() {
@@ -186,7 +188,7 @@ class ConcurrentHandoffTest {
 
     @Override
     public java.util.List<String> readModels(String body) {
-      return vllm.readModels(body);
+      return openAi.readModels(body);
     }
 
     @Override
@@ -202,17 +204,17 @@ class ConcurrentHandoffTest {
 
     @Override
     public EngineHttpRequest prefillRequest(CompletionRequest request, KvHandoffDescriptor planned, String id) {
-      return withRoom(vllm.decodeRequest(request, null, id), planned);
+      return withRoom(openAi.decodeRequest(request, null, id), planned);
     }
 
     @Override
     public EngineHttpRequest decodeRequest(CompletionRequest request, @Nullable KvHandoffDescriptor handoff, String id) {
-      EngineHttpRequest plain = vllm.decodeRequest(request, null, id);
+      EngineHttpRequest plain = openAi.decodeRequest(request, null, id);
       return handoff == null ? plain : withRoom(plain, handoff);
     }
 
     private static EngineHttpRequest withRoom(EngineHttpRequest http, KvHandoffDescriptor d) {
-      var body = (com.fasterxml.jackson.databind.node.ObjectNode) Wire.tree(http.body());
+      var body = (com.fasterxml.jackson.databind.node.ObjectNode) OpenAiWire.tree(http.body());
       body.put("room", Long.parseLong(d.getRemoteRequestId())).put("bootstrap_host", d.getHost());
       return new EngineHttpRequest(http.method(), http.path(), http.headers(),
           body.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
@@ -235,17 +237,17 @@ class ConcurrentHandoffTest {
 
     @Override
     public DecodeEventDecoder decodeEventDecoder(Route route) {
-      return vllm.decodeEventDecoder(route);
+      return openAi.decodeEventDecoder(route);
     }
 
     @Override
     public String errorMessage(String body) {
-      return vllm.errorMessage(body);
+      return openAi.errorMessage(body);
     }
 
     @Override
     public EngineHttpRequest healthRequest() {
-      return vllm.healthRequest();
+      return openAi.healthRequest();
     }
   }
 }

@@ -1,9 +1,10 @@
-package narwhal.engines.vllm;
+package narwhal.core.request;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import narwhal.api.RouterError;
-import narwhal.engines.vllm.RouterFixture.Client;
+import narwhal.core.request.RouterFixture.Client;
+import narwhal.testing.OpenAiWire;
 import org.junit.jupiter.api.Test;
 
 /** serving.request_timeout_s, counted from arrival, before and after the first token. */
@@ -54,10 +55,10 @@ class RouterDeadlineTest {
     Client c = r.submitCompletion();
     r.loop.advanceMillis(500);
     r.prefillOk(r.call(0));
-    r.call(1).sse().event(Wire.completionToken("a"));
+    r.call(1).sse().event(OpenAiWire.completionToken("a"));
 
     r.loop.advanceMillis(4499);
-    r.call(1).event(Wire.completionToken("b"));
+    r.call(1).event(OpenAiWire.completionToken("b"));
     assertThat(c.sink().log).containsExactly("start", "token:a", "token:b");
 
     r.loop.advanceMillis(1);

@@ -1,17 +1,17 @@
-package narwhal.engines.vllm;
+package narwhal.core.checks;
 
-import static narwhal.engines.vllm.ChecksFixture.B1;
-import static narwhal.engines.vllm.ChecksFixture.D1;
-import static narwhal.engines.vllm.ChecksFixture.P1;
-import static narwhal.engines.vllm.ChecksFixture.done;
+import static narwhal.core.checks.ChecksFixture.B1;
+import static narwhal.core.checks.ChecksFixture.D1;
+import static narwhal.core.checks.ChecksFixture.P1;
+import static narwhal.core.checks.ChecksFixture.done;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
-import narwhal.core.checks.CheckResult;
 import narwhal.core.checks.CheckResult.Outcome;
+import narwhal.testing.OpenAiWire;
 import narwhal.testing.ScriptedTransport.Call;
 import org.junit.jupiter.api.Test;
 
@@ -25,14 +25,14 @@ class EngineChecksLifecycleTest {
   private void play(Predicate<Call> failing) {
     for (int i = 0; i < f.transport.calls().size(); i++) {
       Call call = f.transport.calls().get(i);
-      boolean prefill = call.body().contains("\"do_remote_decode\":true");
+      boolean prefill = call.body().contains("\"kv_handoff\":{\"produce\":true}");
       String kind = call.request.path().equals("/health") ? "health"
           : call.request.path().equals("/v1/models") ? "models" : prefill ? "prefill" : "decode";
       String host = call.engine.getHost();
       String iid = host.endsWith(".1") ? "p1" : host.endsWith(".2") ? "d1" : "b1";
       seen.add(kind + "@" + iid);
       if (failing.test(call)) {
-        call.respond(500, Wire.errorBody(500, "broken"));
+        call.respond(500, OpenAiWire.errorBody(500, "broken"));
       } else if (kind.equals("health")) {
         call.respond(200, "");
       } else if (kind.equals("models")) {

@@ -1,4 +1,4 @@
-package narwhal.engines.vllm;
+package narwhal.core.legs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -11,13 +11,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import narwhal.config.EngineApiKey;
 import narwhal.config.EngineContract;
 import narwhal.core.checks.CheckResult;
+import narwhal.core.checks.ChecksFixture;
 import narwhal.core.checks.EngineChecks;
 import narwhal.time.ManualScheduler;
-import narwhal.core.legs.AuthorizingTransport;
-import narwhal.core.legs.EngineClient;
-import narwhal.core.legs.EngineFailure;
 import narwhal.api.FailureClass;
-import narwhal.core.legs.LegLimits;
 import narwhal.spi.Phase;
 import narwhal.spi.PrefillResult;
 import narwhal.spi.EngineDialects;
@@ -26,8 +23,10 @@ import narwhal.spi.ExchangeOptions;
 import narwhal.spi.ExchangeHandler;
 import narwhal.spi.TransportFailure;
 import narwhal.proto.v1.Route;
-import narwhal.testing.ScriptedTransport;
 import narwhal.testing.ScriptedTransport.Call;
+import narwhal.testing.ScriptedTransport;
+import narwhal.testing.TestDialect;
+import narwhal.testing.TestDialectWire;
 import org.junit.jupiter.api.Test;
 
 /** {@code engine.engine_api_key_env}: every engine request carries the router's key; a 401/403 is the router's fault. */
@@ -38,7 +37,7 @@ class EngineCredentialsTest {
 
   private final ManualScheduler loop = new ManualScheduler();
   private final ScriptedTransport scripted = new ScriptedTransport();
-  private final EngineDialects dialects = EngineDialects.of(new VllmDialect());
+  private final EngineDialects dialects = EngineDialects.of(new TestDialect());
   private final AtomicInteger ids = new AtomicInteger();
   private final RecordingDecodeListener listener = new RecordingDecodeListener();
 
@@ -52,7 +51,7 @@ class EngineCredentialsTest {
 
     CompletableFuture<PrefillResult> prefill = client.prefill(LegFixture.P1, LegFixture.COMPLETION, PREFILL, loop);
     Call prefillCall = scripted.last();
-    prefillCall.respond(200, Wire.prefillResponse(Wire.PRODUCER_PARAMS));
+    prefillCall.respond(200, TestDialectWire.prefillResponse(TestDialectWire.PRODUCER_HANDOFF));
     client.decode(LegFixture.D1, LegFixture.COMPLETION, prefill.get(), LegFixture.decodeLimits(2500, 10_000), loop,
         listener);
     Call decodeCall = scripted.last();
@@ -68,7 +67,7 @@ class EngineCredentialsTest {
     EngineClient client = client(EngineApiKey.none());
 
     CompletableFuture<PrefillResult> prefill = client.prefill(LegFixture.P1, LegFixture.CHAT, PREFILL, loop);
-    scripted.last().respond(200, Wire.prefillResponse(Wire.PRODUCER_PARAMS));
+    scripted.last().respond(200, TestDialectWire.prefillResponse(TestDialectWire.PRODUCER_HANDOFF));
     client.decode(LegFixture.D1, LegFixture.CHAT, prefill.get(), LegFixture.decodeLimits(2500, 10_000), loop,
         listener);
 

@@ -1,9 +1,9 @@
-package narwhal.engines.vllm;
+package narwhal.core.legs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import narwhal.core.legs.EngineFailure;
 import narwhal.api.FailureClass;
+import narwhal.testing.OpenAiWire;
 import narwhal.testing.ScriptedTransport.Call;
 import org.junit.jupiter.api.Test;
 
@@ -25,7 +25,7 @@ class EngineClientDecodeSilenceBoundTest {
   @Test
   void commentLineAfterFirstToken_resetsTheBound() {
     Call call = streaming();
-    call.event(Wire.completionToken("a"));
+    call.event(OpenAiWire.completionToken("a"));
     f.loop.advanceMillis(2000);
     call.chunkWithoutEvent(); // ": keep-alive"
 
@@ -45,13 +45,13 @@ class EngineClientDecodeSilenceBoundTest {
   @Test
   void firesExactlyAtLastChunkPlusBound_whateverKindTheChunksWere() {
     Call call = streaming();
-    call.event(Wire.completionToken("a")); // t = 0
+    call.event(OpenAiWire.completionToken("a")); // t = 0
     f.loop.advanceMillis(1000);
-    call.event(Wire.completionToken("b")); // t = 1000
+    call.event(OpenAiWire.completionToken("b")); // t = 1000
     f.loop.advanceMillis(1500);
     call.chunkWithoutEvent(); // t = 2500
     f.loop.advanceMillis(1500);
-    call.event(Wire.usage(1, 2)); // t = 4000, metadata
+    call.event(OpenAiWire.usage(1, 2)); // t = 4000, metadata
     f.loop.advanceMillis(1500);
     call.chunkWithoutEvent(); // t = 5500: the last sign of life
 
@@ -68,11 +68,11 @@ class EngineClientDecodeSilenceBoundTest {
   @Test
   void chunksOnlyRecordTheTime_theOneTimerReArmsForWhatIsLeft() {
     Call call = streaming();
-    call.event(Wire.completionToken("a"));
+    call.event(OpenAiWire.completionToken("a"));
     assertThat(f.loop.pendingDelaysMillis()).containsExactly(3000L);
 
     f.loop.advanceMillis(1000);
-    call.event(Wire.completionToken("b"));
+    call.event(OpenAiWire.completionToken("b"));
     call.chunkWithoutEvent();
     // Still the timer armed at the first token: nothing was cancelled or rescheduled.
     assertThat(f.loop.pendingDelaysMillis()).containsExactly(2000L);
@@ -107,9 +107,9 @@ class EngineClientDecodeSilenceBoundTest {
   void readTimeoutZero_chunksArmNothing_onlyTheRequestDeadlineBoundsTheStream() {
     f.decode(LegFixture.decodeLimits(2500, 0));
     Call call = f.transport.last().sse();
-    call.event(Wire.completionToken("a"));
+    call.event(OpenAiWire.completionToken("a"));
     call.chunkWithoutEvent();
-    call.event(Wire.usage(1, 1));
+    call.event(OpenAiWire.usage(1, 1));
 
     assertThat(f.loop.pendingTasks()).isZero();
     f.loop.advanceMillis(3_600_000);

@@ -1,19 +1,20 @@
-package narwhal.engines.vllm;
+package narwhal.core.checks;
 
-import static narwhal.engines.vllm.ChecksFixture.B1;
-import static narwhal.engines.vllm.ChecksFixture.D1;
-import static narwhal.engines.vllm.ChecksFixture.P1;
-import static narwhal.engines.vllm.ChecksFixture.answerDecode;
-import static narwhal.engines.vllm.ChecksFixture.answerPrefill;
-import static narwhal.engines.vllm.ChecksFixture.done;
+import static narwhal.core.checks.ChecksFixture.B1;
+import static narwhal.core.checks.ChecksFixture.D1;
+import static narwhal.core.checks.ChecksFixture.P1;
+import static narwhal.core.checks.ChecksFixture.answerDecode;
+import static narwhal.core.checks.ChecksFixture.answerPrefill;
+import static narwhal.core.checks.ChecksFixture.done;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.concurrent.CompletableFuture;
-import narwhal.core.checks.CheckResult;
 import narwhal.core.checks.CheckResult.Outcome;
 import narwhal.spi.Phase;
+import narwhal.testing.OpenAiWire;
 import narwhal.testing.ScriptedTransport.Call;
+import narwhal.testing.TestDialectWire;
 import org.junit.jupiter.api.Test;
 
 /** The inference probes: generation through one engine, and the KV transfer between two. */
@@ -26,17 +27,17 @@ class EngineChecksProbeTest {
     CompletableFuture<CheckResult> future = f.checks.generation(B1, f.loop);
     Call prefill = f.call(0);
     assertThat(prefill.engine).isEqualTo(B1.url());
-    JsonNode prefillBody = Wire.tree(prefill.body());
+    JsonNode prefillBody = OpenAiWire.tree(prefill.body());
     assertThat(prefillBody.get("model").asText()).isEqualTo("m");
     assertThat(prefillBody.get("max_tokens").asInt()).isEqualTo(1);
-    assertThat(prefillBody.get("kv_transfer_params").get("do_remote_decode").asBoolean()).isTrue();
+    assertThat(prefillBody.get("kv_handoff").get("produce").asBoolean()).isTrue();
 
     f.loop.advanceMillis(4);
     answerPrefill(prefill, "engine-b1");
     Call decode = f.call(1);
     assertThat(decode.engine).isEqualTo(B1.url());
-    JsonNode decodeBody = Wire.tree(decode.body());
-    assertThat(decodeBody.has("kv_transfer_params")).isFalse();
+    JsonNode decodeBody = OpenAiWire.tree(decode.body());
+    assertThat(decodeBody.has("kv_handoff")).isFalse();
     assertThat(decodeBody.get("max_tokens").asInt()).isEqualTo(2);
     assertThat(decodeBody.get("stream").asBoolean()).isTrue();
     f.loop.advanceMillis(4);
@@ -61,7 +62,7 @@ class EngineChecksProbeTest {
     CompletableFuture<CheckResult> future = f.checks.generation(D1, f.loop);
     Call decode = f.call(0);
     assertThat(decode.engine).isEqualTo(D1.url());
-    assertThat(Wire.tree(decode.body()).has("kv_transfer_params")).isFalse();
+    assertThat(OpenAiWire.tree(decode.body()).has("kv_handoff")).isFalse();
     answerDecode(decode);
 
     assertThat(done(future).passed()).isTrue();
@@ -109,9 +110,9 @@ class EngineChecksProbeTest {
 
     Call decode = f.call(1);
     assertThat(decode.engine).isEqualTo(D1.url());
-    JsonNode params = Wire.tree(decode.body()).get("kv_transfer_params");
-    assertThat(params.get("remote_engine_id").asText()).isEqualTo("engine-p1");
-    assertThat(params.get("do_remote_prefill").asBoolean()).isTrue();
+    JsonNode params = OpenAiWire.tree(decode.body()).get("kv_handoff");
+    assertThat(params.get("engine_id").asText()).isEqualTo("engine-p1");
+    assertThat(params.get("consumer_pulls").asBoolean()).isTrue();
     f.loop.advanceMillis(7);
     answerDecode(decode);
 
@@ -125,7 +126,7 @@ class EngineChecksProbeTest {
   @Test
   void kvTransfer_producerFails_blamesTheProducerAndIsInconclusiveForTheConsumer() {
     CompletableFuture<CheckResult> future = f.checks.kvTransfer(P1, D1, f.loop);
-    f.call(0).respond(500, Wire.errorBody(500, "boom"));
+    f.call(0).respond(500, OpenAiWire.errorBody(500, "boom"));
 
     CheckResult result = done(future);
     assertThat(result.outcome()).isEqualTo(Outcome.FAILED);
@@ -140,7 +141,7 @@ class EngineChecksProbeTest {
   @Test
   void kvTransfer_unusableHandoff_blamesTheProducer() {
     CompletableFuture<CheckResult> future = f.checks.kvTransfer(P1, D1, f.loop);
-    f.call(0).respond(200, Wire.prefillResponse("null"));
+    f.call(0).respond(200, TestDialectWire.prefillResponse("null"));
 
     CheckResult result = done(future);
     assertThat(result.failedIid()).isEqualTo("p1");
@@ -151,7 +152,7 @@ class EngineChecksProbeTest {
   void kvTransfer_consumerFails_blamesTheConsumer() {
     CompletableFuture<CheckResult> future = f.checks.kvTransfer(P1, D1, f.loop);
     answerPrefill(f.call(0), "engine-p1");
-    f.call(1).sse().event(Wire.completionToken(" a")).end();
+    f.call(1).sse().event(OpenAiWire.completionToken(" a")).end();
 
     CheckResult result = done(future);
     assertThat(result.failedPhase()).isEqualTo(Phase.DECODE);

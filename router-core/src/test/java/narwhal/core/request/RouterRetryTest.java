@@ -1,4 +1,4 @@
-package narwhal.engines.vllm;
+package narwhal.core.request;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,8 +8,10 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import narwhal.api.RouterError;
 import narwhal.spi.TransportFailure;
-import narwhal.engines.vllm.RouterFixture.Client;
+import narwhal.core.request.RouterFixture.Client;
+import narwhal.testing.OpenAiWire;
 import narwhal.testing.ScriptedTransport.Call;
+import narwhal.testing.TestDialectWire;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -24,7 +26,7 @@ class RouterRetryTest {
     RouterFixture r = new RouterFixture(RouterFixture.twoByTwo());
     Client c = r.submitCompletion();
 
-    r.call(0).respond(500, Wire.errorBody(500, "Internal server error"));
+    r.call(0).respond(500, OpenAiWire.errorBody(500, "Internal server error"));
     r.loop.advanceMillis(10_000);
 
     RouterError error = c.sink().error();
@@ -47,7 +49,7 @@ class RouterRetryTest {
     long backoffNanos = firstBackoffNanos(200 * MS);
     assertThat(backoffNanos).isBetween(100 * MS, 200 * MS - 1);
 
-    r.call(0).respond(503, Wire.errorBody(503, "busy"));
+    r.call(0).respond(503, OpenAiWire.errorBody(503, "busy"));
     r.loop.advance(backoffNanos - 1, TimeUnit.NANOSECONDS);
     assertThat(r.transport.calls()).hasSize(1);
     assertThat(r.residentPrefill()).isZero();
@@ -60,7 +62,7 @@ class RouterRetryTest {
     assertThat(c.sink().log).isEmpty();
 
     r.prefillOk(retry);
-    r.call(2).sse().event(Wire.completionToken("a")).event("[DONE]").end();
+    r.call(2).sse().event(OpenAiWire.completionToken("a")).event("[DONE]").end();
     assertThat(c.sink().log).containsExactly("start", "token:a", "complete");
     assertThat(RouterFixture.backendId(r.call(2))).isEqualTo("b3");
     assertThat(r.row()).containsEntry("attempts", 2).containsEntry("prefill_iid", "p2")
@@ -75,7 +77,7 @@ class RouterRetryTest {
     r.prefillOk(r.call(0));
     assertThat(r.iidOf(r.call(1))).isEqualTo("d1");
 
-    r.call(1).respond(500, Wire.errorBody(500, "Internal server error"));
+    r.call(1).respond(500, OpenAiWire.errorBody(500, "Internal server error"));
     assertThat(r.residentDecode()).isZero();
     r.loop.advanceMillis(1000);
 
@@ -83,11 +85,11 @@ class RouterRetryTest {
     assertThat(r.iidOf(r.call(2))).isEqualTo("p2");
     r.prefillOk(r.call(2));
     assertThat(r.iidOf(r.call(3))).isEqualTo("d2");
-    assertThat(Wire.tree(r.call(3).body()).path("kv_transfer_params").path("remote_engine_id").asText())
+    assertThat(OpenAiWire.tree(r.call(3).body()).path("kv_handoff").path("engine_id").asText())
         .isEqualTo("engine-p2");
     assertThat(r.transport.calls()).extracting(RouterFixture::backendId).doesNotHaveDuplicates();
 
-    r.call(3).sse().event(Wire.completionToken("a")).event("[DONE]").end();
+    r.call(3).sse().event(OpenAiWire.completionToken("a")).event("[DONE]").end();
     assertThat(c.sink().log).containsExactly("start", "token:a", "complete");
     Map<String, Object> row = r.row();
     assertThat(row).containsEntry("attempts", 2).containsEntry("prefill_iid", "p2")
@@ -129,7 +131,7 @@ class RouterRetryTest {
   void clientGoneDuringTheBackoff_refundsTheRetryCredit() {
     RouterFixture r = new RouterFixture(RouterFixture.twoByTwo(s -> s.withMaxAttempts(2)));
     Client c = r.submitCompletion();
-    r.call(0).respond(503, Wire.errorBody(503, "busy"));
+    r.call(0).respond(503, OpenAiWire.errorBody(503, "busy"));
     assertThat(r.router.retryBudget().available()).isEqualTo(9.0); // held for the retry
 
     c.handle().cancel();
@@ -146,7 +148,7 @@ class RouterRetryTest {
     RouterFixture r = new RouterFixture(RouterFixture.twoByTwo(s -> s.withMaxAttempts(3)));
     Client c = r.submitCompletion();
     r.prefillOk(r.call(0));
-    r.call(1).sse().event(Wire.completionToken("a"));
+    r.call(1).sse().event(OpenAiWire.completionToken("a"));
 
     r.call(1).fail(TransportFailure.Kind.CONNECTION_CLOSED);
     r.loop.advanceMillis(10_000);
@@ -184,7 +186,7 @@ class RouterRetryTest {
     RouterFixture r = new RouterFixture(RouterFixture.twoByTwo(s -> s.withMaxAttempts(3)));
     Client c = r.submitCompletion();
 
-    r.call(0).respond(400, Wire.errorBody(400, "This model's maximum context length is 4096 tokens"));
+    r.call(0).respond(400, OpenAiWire.errorBody(400, "This model's maximum context length is 4096 tokens"));
     r.loop.advanceMillis(10_000);
 
     assertThat(r.transport.calls()).hasSize(1);
@@ -198,7 +200,7 @@ class RouterRetryTest {
     RouterFixture r = new RouterFixture(RouterFixture.twoByTwo(s -> s.withMaxAttempts(3)));
     Client c = r.submitCompletion();
 
-    r.call(0).respond(200, Wire.prefillResponse("null"));
+    r.call(0).respond(200, TestDialectWire.prefillResponse("null"));
     r.loop.advanceMillis(10_000);
 
     assertThat(r.transport.calls()).hasSize(1);
@@ -215,7 +217,7 @@ class RouterRetryTest {
     // 50 ms left when the producer fails: less than serving.retry_base_s (100 ms).
     r.loop.advanceMillis(950);
 
-    r.call(0).respond(503, Wire.errorBody(503, "busy"));
+    r.call(0).respond(503, OpenAiWire.errorBody(503, "busy"));
     r.loop.advanceMillis(10_000);
 
     assertThat(r.transport.calls()).hasSize(1);
@@ -240,7 +242,7 @@ class RouterRetryTest {
     long backoffNanos = firstBackoffNanos(150 * MS);
     assertThat(backoffNanos).isBetween(100 * MS, 150 * MS - 1);
 
-    r.call(0).respond(503, Wire.errorBody(503, "busy"));
+    r.call(0).respond(503, OpenAiWire.errorBody(503, "busy"));
     r.loop.advance(backoffNanos - 1, TimeUnit.NANOSECONDS);
     assertThat(r.transport.calls()).hasSize(1);
     r.loop.advance(1, TimeUnit.NANOSECONDS);
@@ -249,7 +251,7 @@ class RouterRetryTest {
     assertThat(r.iidOf(r.call(1))).isEqualTo("p2");
     assertThat(c.sink().log).isEmpty();
     r.prefillOk(r.call(1));
-    r.call(2).sse().event(Wire.completionToken("a")).event("[DONE]").end();
+    r.call(2).sse().event(OpenAiWire.completionToken("a")).event("[DONE]").end();
     assertThat(c.sink().log).containsExactly("start", "token:a", "complete");
     assertThat(onlyFailure(r.row())).containsEntry("retry_reason", "allowed");
   }
@@ -274,7 +276,7 @@ class RouterRetryTest {
     assertThat(r.iidOf(r.call(2))).isEqualTo("p2");
     r.prefillOk(r.call(2));
     assertThat(r.iidOf(r.call(3))).isEqualTo("d2");
-    r.call(3).sse().event(Wire.completionToken("a")).event("[DONE]").end();
+    r.call(3).sse().event(OpenAiWire.completionToken("a")).event("[DONE]").end();
 
     assertThat(c.sink().log).containsExactly("start", "token:a", "complete");
     assertThat(r.row()).containsEntry("terminal", "completed").containsEntry("attempts", 2)
@@ -294,14 +296,14 @@ class RouterRetryTest {
       failing = 1;
     }
 
-    r.call(failing).respond(status, Wire.errorBody(status, "try later"));
+    r.call(failing).respond(status, OpenAiWire.errorBody(status, "try later"));
     r.loop.advanceMillis(200);
 
     // The retry starts from a new producer either way (a decode failure excludes both engines).
     Call retry = r.call(failing + 1);
     assertThat(r.iidOf(retry)).isEqualTo("p2");
     r.prefillOk(retry);
-    r.call(failing + 2).sse().event(Wire.completionToken("a")).event("[DONE]").end();
+    r.call(failing + 2).sse().event(OpenAiWire.completionToken("a")).event("[DONE]").end();
     assertThat(c.sink().log).containsExactly("start", "token:a", "complete");
     assertThat(r.row()).containsEntry("attempts", 2);
     assertThat(onlyFailure(r.row())).containsEntry("phase", phase).containsEntry("reason", "engine_overloaded")
@@ -320,7 +322,7 @@ class RouterRetryTest {
     r.call(0).respond(503, "");
     r.loop.advanceMillis(200);
     r.prefillOk(r.call(1));
-    r.call(2).sse().event(Wire.completionToken("a")).event("[DONE]").end();
+    r.call(2).sse().event(OpenAiWire.completionToken("a")).event("[DONE]").end();
     assertThat(a.sink().log).containsExactly("start", "token:a", "complete");
     assertThat(r.router.retryBudget().available()).isEqualTo(0.5);
 
@@ -335,7 +337,7 @@ class RouterRetryTest {
     // C: another success earns the whole credit back.
     Client ok = r.submitCompletion();
     r.prefillOk(r.call(4));
-    r.call(5).sse().event(Wire.completionToken("a")).event("[DONE]").end();
+    r.call(5).sse().event(OpenAiWire.completionToken("a")).event("[DONE]").end();
     assertThat(ok.sink().log).containsExactly("start", "token:a", "complete");
     assertThat(r.router.retryBudget().available()).isEqualTo(1.0);
 
@@ -346,7 +348,7 @@ class RouterRetryTest {
     assertThat(r.transport.calls()).hasSize(8);
     assertThat(r.iidOf(r.call(7))).isEqualTo("p2");
     r.prefillOk(r.call(7));
-    r.call(8).sse().event(Wire.completionToken("a")).event("[DONE]").end();
+    r.call(8).sse().event(OpenAiWire.completionToken("a")).event("[DONE]").end();
     assertThat(d.sink().log).containsExactly("start", "token:a", "complete");
     assertThat(r.journal.rows.get(3)).containsEntry("attempts", 2);
     assertThat(onlyFailure(r.journal.rows.get(3))).containsEntry("retry_reason", "allowed");

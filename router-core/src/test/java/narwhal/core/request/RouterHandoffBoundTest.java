@@ -1,11 +1,12 @@
-package narwhal.engines.vllm;
+package narwhal.core.request;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import narwhal.config.EngineContract;
 import narwhal.config.FleetConfig;
 import narwhal.api.RouterError;
-import narwhal.engines.vllm.RouterFixture.Client;
+import narwhal.core.request.RouterFixture.Client;
+import narwhal.testing.OpenAiWire;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -65,9 +66,9 @@ class RouterHandoffBoundTest {
     assertThat(r.iidOf(r.call(1))).isEqualTo("p2");
     assertThat(RouterFixture.backendId(r.call(1))).isEqualTo("b2");
     r.prefillOk(r.call(1));
-    r.call(2).sse().event(Wire.completionToken("a")).event("[DONE]").end();
+    r.call(2).sse().event(OpenAiWire.completionToken("a")).event("[DONE]").end();
     assertThat(c.sink().log).containsExactly("start", "token:a", "complete");
-    assertThat(Wire.tree(r.call(2).body()).path("kv_transfer_params").path("remote_engine_id").asText())
+    assertThat(OpenAiWire.tree(r.call(2).body()).path("kv_handoff").path("engine_id").asText())
         .isEqualTo("engine-p2");
     assertThat(r.row()).containsEntry("attempts", 2).containsEntry("prefill_iid", "p2");
   }

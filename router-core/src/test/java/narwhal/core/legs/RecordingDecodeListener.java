@@ -1,9 +1,7 @@
-package narwhal.engines.vllm;
+package narwhal.core.legs;
 
 import java.util.ArrayList;
 import java.util.List;
-import narwhal.core.legs.DecodeListener;
-import narwhal.core.legs.EngineFailure;
 import narwhal.proto.v1.StreamEvent;
 
 /** Keeps everything a decode leg reports, in order. */

@@ -1,12 +1,11 @@
-package narwhal.engines.vllm;
+package narwhal.core.checks;
 
-import static narwhal.engines.vllm.ChecksFixture.B1;
-import static narwhal.engines.vllm.ChecksFixture.D1;
-import static narwhal.engines.vllm.ChecksFixture.done;
+import static narwhal.core.checks.ChecksFixture.B1;
+import static narwhal.core.checks.ChecksFixture.D1;
+import static narwhal.core.checks.ChecksFixture.done;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.concurrent.CompletableFuture;
-import narwhal.core.checks.CheckResult;
 import narwhal.core.checks.CheckResult.Outcome;
 import narwhal.spi.TransportFailure;
 import narwhal.testing.ScriptedTransport.Call;
