@@ -1,6 +1,8 @@
 package narwhal.sim;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.google.common.net.InetAddresses;
+import java.net.InetAddress;
 import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
@@ -16,6 +18,7 @@ import org.jspecify.annotations.Nullable;
 record BootstrapFields(String host, int port, long room) {
 
   static final int DEFAULT_PORT = 8998;
+  private static final String LOOPBACK = "127.0.0.1";
 
   /** The request's rendezvous, or null when it carries none (a plain or same-engine request). */
   static @Nullable BootstrapFields read(JsonNode body) {
@@ -50,25 +53,39 @@ record BootstrapFields(String host, int port, long room) {
 
   /**
    * True when this rendezvous names the engine bound to {@code boundHost} with bootstrap port
-   * {@code ownPort}: then the engine is the prefill leg. Loopback spellings are one host, and an
-   * engine bound to a wildcard address answers to any host.
+   * {@code ownPort}: then the engine is the prefill leg. Loopback addresses (and {@code localhost})
+   * are one host, any spelling of one IP address is that address, and an engine bound to a
+   * wildcard address answers to any host.
    */
   boolean names(String boundHost, int ownPort) {
     if (port != ownPort) {
       return false;
     }
-    String bound = normal(boundHost);
-    return bound.isEmpty() || bound.equals("0.0.0.0") || bound.equals("::") || bound.equals(normal(host));
+    if (boundHost.isEmpty()) {
+      return true;
+    }
+    InetAddress bound = ipLiteral(boundHost);
+    if (bound != null && bound.isAnyLocalAddress()) {
+      return true;
+    }
+    return normal(boundHost).equals(normal(host));
   }
 
+  /** A host as one comparable spelling: "127.0.0.1" for loopback, an IP in Guava's canonical form. */
   private static String normal(String host) {
     String h = host.toLowerCase(Locale.ROOT);
-    if (h.startsWith("[") && h.endsWith("]")) {
-      h = h.substring(1, h.length() - 1);
+    InetAddress ip = ipLiteral(h);
+    if (ip == null) {
+      return h.equals("localhost") ? LOOPBACK : h;
     }
-    if (h.equals("localhost") || h.equals("::1") || h.startsWith("127.")) {
-      return "127.0.0.1";
+    return ip.isLoopbackAddress() ? LOOPBACK : InetAddresses.toAddrString(ip);
+  }
+
+  /** The address an IP literal spells, bracketed IPv6 included; null for a host name. */
+  private static @Nullable InetAddress ipLiteral(String host) {
+    if (InetAddresses.isInetAddress(host)) {
+      return InetAddresses.forString(host);
     }
-    return h;
+    return InetAddresses.isUriInetAddress(host) ? InetAddresses.forUriString(host) : null;
   }
 }

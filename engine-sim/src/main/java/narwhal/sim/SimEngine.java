@@ -2,6 +2,8 @@ package narwhal.sim;
 
 import static java.util.Objects.requireNonNull;
 
+import com.google.common.net.HostAndPort;
+import com.google.common.net.InetAddresses;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -142,12 +144,12 @@ public final class SimEngine implements AutoCloseable {
   /** {@code http://HOST:PORT}, with 127.0.0.1 when bound to a wildcard address. */
   public String baseUrl() {
     String host = state.options.host();
-    if (host.isEmpty() || host.equals("0.0.0.0") || host.equals("::")) {
+    if (host.isEmpty()
+        || (InetAddresses.isInetAddress(host) && InetAddresses.forString(host).isAnyLocalAddress())) {
       host = "127.0.0.1";
-    } else if (host.contains(":")) {
-      host = "[" + host + "]";
     }
-    return "http://" + host + ":" + port;
+    // HostAndPort brackets an IPv6 literal.
+    return "http://" + HostAndPort.fromParts(host, port);
   }
 
   /**

@@ -30,9 +30,17 @@ final class ControlSectionParsers {
     boolean resume = r.bool("resume", d.resume());
     HealthConfig health = health(r.object("health"));
     r.finish();
-    return new RecoveryConfig(
-        ejectAfter, readmitEvery, livenessEvery, livenessMisses, quarantineS, policy, statePath,
-        resume, health);
+    return d.toBuilder()
+        .ejectAfter(ejectAfter)
+        .readmitEvery(readmitEvery)
+        .livenessEvery(livenessEvery)
+        .livenessMisses(livenessMisses)
+        .failureQuarantineS(quarantineS)
+        .engineRestartPolicy(policy)
+        .statePath(statePath)
+        .resume(resume)
+        .health(health)
+        .build();
   }
 
   static HealthConfig health(ConfigObject h) {
@@ -62,9 +70,16 @@ final class ControlSectionParsers {
     ThresholdsConfig thresholds = thresholds(c.object("thresholds"));
     ReactiveConfig reactive = reactive(c.object("reactive"));
     c.finish();
-    return new ControllerConfig(
-        advisory, monitorIntervalS, monitorFailureLimit, minPrefill, minDecode, flipHistory,
-        thresholds, reactive);
+    return d.toBuilder()
+        .advisory(advisory)
+        .monitorIntervalS(monitorIntervalS)
+        .monitorFailureLimit(monitorFailureLimit)
+        .minPrefill(minPrefill)
+        .minDecode(minDecode)
+        .flipHistory(flipHistory)
+        .thresholds(thresholds)
+        .reactive(reactive)
+        .build();
   }
 
   static ThresholdsConfig thresholds(ConfigObject t) {

@@ -76,54 +76,38 @@ public record EngineConfig(
         2.5, "", 60.0, true, 2.0, 3.8, 10.0, 5.0, 5.0, 0, "", CONNECTOR_NIXL, DIALECT_VLLM);
   }
 
+  /** A builder holding these fields, to change some of them by name. */
+  public Builder toBuilder() {
+    return new Builder(this);
+  }
+
   public EngineConfig withFirstTokenTimeoutS(double value) {
-    return new EngineConfig(
-        value, firstTokenCalibrationPath, decodeReadTimeoutS, tokenize, tokenizeTimeoutS,
-        charsPerToken, connectTimeoutS, poolTimeoutS, healthTimeoutS, controlConnections,
-        engineApiKeyEnv, engineApiKey, connector, dialect);
+    return toBuilder().firstTokenTimeoutS(value).build();
   }
 
   public EngineConfig withDecodeReadTimeoutS(double value) {
-    return new EngineConfig(
-        firstTokenTimeoutS, firstTokenCalibrationPath, value, tokenize, tokenizeTimeoutS,
-        charsPerToken, connectTimeoutS, poolTimeoutS, healthTimeoutS, controlConnections,
-        engineApiKeyEnv, engineApiKey, connector, dialect);
+    return toBuilder().decodeReadTimeoutS(value).build();
   }
 
   /** Turns exact token counting on or off, with its timeout. */
   public EngineConfig withTokenize(boolean enabled, double timeoutS) {
-    return new EngineConfig(
-        firstTokenTimeoutS, firstTokenCalibrationPath, decodeReadTimeoutS, enabled, timeoutS,
-        charsPerToken, connectTimeoutS, poolTimeoutS, healthTimeoutS, controlConnections,
-        engineApiKeyEnv, engineApiKey, connector, dialect);
+    return toBuilder().tokenize(enabled).tokenizeTimeoutS(timeoutS).build();
   }
 
   public EngineConfig withCharsPerToken(double value) {
-    return new EngineConfig(
-        firstTokenTimeoutS, firstTokenCalibrationPath, decodeReadTimeoutS, tokenize,
-        tokenizeTimeoutS, value, connectTimeoutS, poolTimeoutS, healthTimeoutS, controlConnections,
-        engineApiKeyEnv, engineApiKey, connector, dialect);
+    return toBuilder().charsPerToken(value).build();
   }
 
   public EngineConfig withConnectTimeoutS(double value) {
-    return new EngineConfig(
-        firstTokenTimeoutS, firstTokenCalibrationPath, decodeReadTimeoutS, tokenize,
-        tokenizeTimeoutS, charsPerToken, value, poolTimeoutS, healthTimeoutS, controlConnections,
-        engineApiKeyEnv, engineApiKey, connector, dialect);
+    return toBuilder().connectTimeoutS(value).build();
   }
 
   public EngineConfig withPoolTimeoutS(double value) {
-    return new EngineConfig(
-        firstTokenTimeoutS, firstTokenCalibrationPath, decodeReadTimeoutS, tokenize,
-        tokenizeTimeoutS, charsPerToken, connectTimeoutS, value, healthTimeoutS,
-        controlConnections, engineApiKeyEnv, engineApiKey, connector, dialect);
+    return toBuilder().poolTimeoutS(value).build();
   }
 
   public EngineConfig withHealthTimeoutS(double value) {
-    return new EngineConfig(
-        firstTokenTimeoutS, firstTokenCalibrationPath, decodeReadTimeoutS, tokenize,
-        tokenizeTimeoutS, charsPerToken, connectTimeoutS, poolTimeoutS, value, controlConnections,
-        engineApiKeyEnv, engineApiKey, connector, dialect);
+    return toBuilder().healthTimeoutS(value).build();
   }
 
   /**
@@ -131,10 +115,7 @@ public record EngineConfig(
    * environment. Use {@link #withEngineApiKey} to set both.
    */
   public EngineConfig withEngineApiKeyEnv(String value) {
-    return new EngineConfig(
-        firstTokenTimeoutS, firstTokenCalibrationPath, decodeReadTimeoutS, tokenize,
-        tokenizeTimeoutS, charsPerToken, connectTimeoutS, poolTimeoutS, healthTimeoutS,
-        controlConnections, value, engineApiKey, connector, dialect);
+    return toBuilder().engineApiKeyEnv(value).build();
   }
 
   /**
@@ -142,10 +123,7 @@ public record EngineConfig(
    * named {@code env} and the environment held {@code value} (tests, embedded routers).
    */
   public EngineConfig withEngineApiKey(String env, String value) {
-    return new EngineConfig(
-        firstTokenTimeoutS, firstTokenCalibrationPath, decodeReadTimeoutS, tokenize,
-        tokenizeTimeoutS, charsPerToken, connectTimeoutS, poolTimeoutS, healthTimeoutS,
-        controlConnections, env, EngineApiKey.of(value), connector, dialect);
+    return toBuilder().engineApiKeyEnv(env).engineApiKey(EngineApiKey.of(value)).build();
   }
 
   /**
@@ -153,9 +131,121 @@ public record EngineConfig(
    * (or use {@link EngineSpec#withDialect}) to follow.
    */
   public EngineConfig withDialect(String value) {
-    return new EngineConfig(
-        firstTokenTimeoutS, firstTokenCalibrationPath, decodeReadTimeoutS, tokenize,
-        tokenizeTimeoutS, charsPerToken, connectTimeoutS, poolTimeoutS, healthTimeoutS,
-        controlConnections, engineApiKeyEnv, engineApiKey, connector, value);
+    return toBuilder().dialect(value).build();
+  }
+
+  /**
+   * Builds an {@link EngineConfig} by name rather than by position; {@link #build} applies the
+   * record's checks. Start from {@link EngineConfig#defaults} with {@link #toBuilder}.
+   */
+  public static final class Builder {
+    private double firstTokenTimeoutS;
+    private String firstTokenCalibrationPath;
+    private double decodeReadTimeoutS;
+    private boolean tokenize;
+    private double tokenizeTimeoutS;
+    private double charsPerToken;
+    private double connectTimeoutS;
+    private double poolTimeoutS;
+    private double healthTimeoutS;
+    private int controlConnections;
+    private String engineApiKeyEnv;
+    private EngineApiKey engineApiKey;
+    private String connector;
+    private String dialect;
+
+    private Builder(EngineConfig from) {
+      firstTokenTimeoutS = from.firstTokenTimeoutS;
+      firstTokenCalibrationPath = from.firstTokenCalibrationPath;
+      decodeReadTimeoutS = from.decodeReadTimeoutS;
+      tokenize = from.tokenize;
+      tokenizeTimeoutS = from.tokenizeTimeoutS;
+      charsPerToken = from.charsPerToken;
+      connectTimeoutS = from.connectTimeoutS;
+      poolTimeoutS = from.poolTimeoutS;
+      healthTimeoutS = from.healthTimeoutS;
+      controlConnections = from.controlConnections;
+      engineApiKeyEnv = from.engineApiKeyEnv;
+      engineApiKey = from.engineApiKey;
+      connector = from.connector;
+      dialect = from.dialect;
+    }
+
+    public Builder firstTokenTimeoutS(double value) {
+      firstTokenTimeoutS = value;
+      return this;
+    }
+
+    public Builder firstTokenCalibrationPath(String value) {
+      firstTokenCalibrationPath = value;
+      return this;
+    }
+
+    public Builder decodeReadTimeoutS(double value) {
+      decodeReadTimeoutS = value;
+      return this;
+    }
+
+    public Builder tokenize(boolean value) {
+      tokenize = value;
+      return this;
+    }
+
+    public Builder tokenizeTimeoutS(double value) {
+      tokenizeTimeoutS = value;
+      return this;
+    }
+
+    public Builder charsPerToken(double value) {
+      charsPerToken = value;
+      return this;
+    }
+
+    public Builder connectTimeoutS(double value) {
+      connectTimeoutS = value;
+      return this;
+    }
+
+    public Builder poolTimeoutS(double value) {
+      poolTimeoutS = value;
+      return this;
+    }
+
+    public Builder healthTimeoutS(double value) {
+      healthTimeoutS = value;
+      return this;
+    }
+
+    public Builder controlConnections(int value) {
+      controlConnections = value;
+      return this;
+    }
+
+    public Builder engineApiKeyEnv(String value) {
+      engineApiKeyEnv = value;
+      return this;
+    }
+
+    public Builder engineApiKey(EngineApiKey value) {
+      engineApiKey = value;
+      return this;
+    }
+
+    public Builder connector(String value) {
+      connector = value;
+      return this;
+    }
+
+    public Builder dialect(String value) {
+      dialect = value;
+      return this;
+    }
+
+    public EngineConfig build() {
+      return new EngineConfig(
+          firstTokenTimeoutS, firstTokenCalibrationPath, decodeReadTimeoutS, tokenize,
+          tokenizeTimeoutS, charsPerToken, connectTimeoutS, poolTimeoutS, healthTimeoutS,
+          controlConnections, engineApiKeyEnv, engineApiKey, connector, dialect);
+    }
   }
 }

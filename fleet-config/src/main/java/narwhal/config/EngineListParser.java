@@ -101,9 +101,14 @@ final class EngineListParser {
     if (iid == null || url == null) {
       return null;
     }
-    return new EngineSpec(
-        iid, url, role, attestationUrl, pin, sharedDevice, dialect, engine.connector(),
-        dialectOptions);
+    return EngineSpec.of(iid, url, role).toBuilder()
+        .attestationUrl(attestationUrl)
+        .pin(pin)
+        .sharedDevice(sharedDevice)
+        .dialect(dialect)
+        .connector(engine.connector())
+        .dialectOptions(dialectOptions)
+        .build();
   }
 
   /**

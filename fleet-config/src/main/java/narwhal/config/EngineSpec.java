@@ -71,27 +71,110 @@ public record EngineSpec(
     return role.canDecode();
   }
 
-  public EngineSpec withRole(EngineRole newRole) {
-    return new EngineSpec(iid, url, newRole, attestationUrl, pin, sharedDevice, dialect, connector, dialectOptions);
+  /** A builder holding these fields, to change some of them by name. */
+  public Builder toBuilder() {
+    return new Builder(this);
   }
 
-  public EngineSpec withPin(boolean newPin) {
-    return new EngineSpec(iid, url, role, attestationUrl, newPin, sharedDevice, dialect, connector, dialectOptions);
+  public EngineSpec withRole(EngineRole value) {
+    return toBuilder().role(value).build();
   }
 
-  public EngineSpec withAttestationUrl(@Nullable URI newUrl) {
-    return new EngineSpec(iid, url, role, newUrl, pin, sharedDevice, dialect, connector, dialectOptions);
+  public EngineSpec withPin(boolean value) {
+    return toBuilder().pin(value).build();
   }
 
-  public EngineSpec withSharedDevice(@Nullable String newDevice) {
-    return new EngineSpec(iid, url, role, attestationUrl, pin, newDevice, dialect, connector, dialectOptions);
+  public EngineSpec withAttestationUrl(@Nullable URI value) {
+    return toBuilder().attestationUrl(value).build();
   }
 
-  public EngineSpec withDialect(String newDialect) {
-    return new EngineSpec(iid, url, role, attestationUrl, pin, sharedDevice, newDialect, connector, dialectOptions);
+  public EngineSpec withSharedDevice(@Nullable String value) {
+    return toBuilder().sharedDevice(value).build();
   }
 
-  public EngineSpec withDialectOptions(Map<String, @Nullable Object> newOptions) {
-    return new EngineSpec(iid, url, role, attestationUrl, pin, sharedDevice, dialect, connector, newOptions);
+  public EngineSpec withDialect(String value) {
+    return toBuilder().dialect(value).build();
+  }
+
+  public EngineSpec withDialectOptions(Map<String, @Nullable Object> value) {
+    return toBuilder().dialectOptions(value).build();
+  }
+
+  /**
+   * Builds an {@link EngineSpec} by name rather than by position; {@link #build} applies the
+   * record's checks. Start from {@link EngineSpec#of} with {@link #toBuilder}.
+   */
+  public static final class Builder {
+    private String iid;
+    private URI url;
+    private EngineRole role;
+    private @Nullable URI attestationUrl;
+    private boolean pin;
+    private @Nullable String sharedDevice;
+    private String dialect;
+    private String connector;
+    private Map<String, @Nullable Object> dialectOptions;
+
+    private Builder(EngineSpec from) {
+      iid = from.iid;
+      url = from.url;
+      role = from.role;
+      attestationUrl = from.attestationUrl;
+      pin = from.pin;
+      sharedDevice = from.sharedDevice;
+      dialect = from.dialect;
+      connector = from.connector;
+      dialectOptions = from.dialectOptions;
+    }
+
+    public Builder iid(String value) {
+      iid = value;
+      return this;
+    }
+
+    public Builder url(URI value) {
+      url = value;
+      return this;
+    }
+
+    public Builder role(EngineRole value) {
+      role = value;
+      return this;
+    }
+
+    public Builder attestationUrl(@Nullable URI value) {
+      attestationUrl = value;
+      return this;
+    }
+
+    public Builder pin(boolean value) {
+      pin = value;
+      return this;
+    }
+
+    public Builder sharedDevice(@Nullable String value) {
+      sharedDevice = value;
+      return this;
+    }
+
+    public Builder dialect(String value) {
+      dialect = value;
+      return this;
+    }
+
+    public Builder connector(String value) {
+      connector = value;
+      return this;
+    }
+
+    public Builder dialectOptions(Map<String, @Nullable Object> value) {
+      dialectOptions = value;
+      return this;
+    }
+
+    public EngineSpec build() {
+      return new EngineSpec(
+          iid, url, role, attestationUrl, pin, sharedDevice, dialect, connector, dialectOptions);
+    }
   }
 }

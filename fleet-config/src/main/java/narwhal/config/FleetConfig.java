@@ -8,7 +8,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * A whole fleet file ({@code schema: "narwhal.fleet"}, {@code schema_version: 1}): the served
  * model, the engines and every configuration section. Immutable; change a copy with the {@code
- * with…} methods.
+ * with…} methods, or several fields at once with {@link #toBuilder}. Each config record's withers
+ * go through its builder, so a new field means a builder setter, never an edit of every wither.
  *
  * @param model the one model the fleet serves; requests naming another get 404
  * @param hardware the free-form hardware description
@@ -88,46 +89,37 @@ public record FleetConfig(
     return engineContract == null ? null : engineContract.handoffBoundS();
   }
 
+  /** A builder holding this fleet's fields, to change a few of them. */
+  public Builder toBuilder() {
+    return new Builder(this);
+  }
+
   public FleetConfig withModel(String value) {
-    return new FleetConfig(
-        value, hardware, engines, engineContract, slo, controller, serving, engine, recovery,
-        profiles, continuation);
+    return toBuilder().model(value).build();
   }
 
   public FleetConfig withHardware(HardwareConfig value) {
-    return new FleetConfig(
-        model, value, engines, engineContract, slo, controller, serving, engine, recovery,
-        profiles, continuation);
+    return toBuilder().hardware(value).build();
   }
 
   public FleetConfig withEngines(List<EngineSpec> value) {
-    return new FleetConfig(
-        model, hardware, value, engineContract, slo, controller, serving, engine, recovery,
-        profiles, continuation);
+    return toBuilder().engines(value).build();
   }
 
   public FleetConfig withEngineContract(@Nullable EngineContract value) {
-    return new FleetConfig(
-        model, hardware, engines, value, slo, controller, serving, engine, recovery, profiles,
-        continuation);
+    return toBuilder().engineContract(value).build();
   }
 
   public FleetConfig withSlo(SloConfig value) {
-    return new FleetConfig(
-        model, hardware, engines, engineContract, value, controller, serving, engine, recovery,
-        profiles, continuation);
+    return toBuilder().slo(value).build();
   }
 
   public FleetConfig withController(ControllerConfig value) {
-    return new FleetConfig(
-        model, hardware, engines, engineContract, slo, value, serving, engine, recovery,
-        profiles, continuation);
+    return toBuilder().controller(value).build();
   }
 
   public FleetConfig withServing(ServingConfig value) {
-    return new FleetConfig(
-        model, hardware, engines, engineContract, slo, controller, value, engine, recovery,
-        profiles, continuation);
+    return toBuilder().serving(value).build();
   }
 
   /**
@@ -135,26 +127,111 @@ public record FleetConfig(
    * resolved.
    */
   public FleetConfig withEngine(EngineConfig value) {
-    return new FleetConfig(
-        model, hardware, engines, engineContract, slo, controller, serving, value, recovery,
-        profiles, continuation);
+    return toBuilder().engine(value).build();
   }
 
   public FleetConfig withRecovery(RecoveryConfig value) {
-    return new FleetConfig(
-        model, hardware, engines, engineContract, slo, controller, serving, engine, value,
-        profiles, continuation);
+    return toBuilder().recovery(value).build();
   }
 
   public FleetConfig withProfiles(ProfilesConfig value) {
-    return new FleetConfig(
-        model, hardware, engines, engineContract, slo, controller, serving, engine, recovery,
-        value, continuation);
+    return toBuilder().profiles(value).build();
   }
 
   public FleetConfig withContinuation(ContinuationConfig value) {
-    return new FleetConfig(
-        model, hardware, engines, engineContract, slo, controller, serving, engine, recovery,
-        profiles, value);
+    return toBuilder().continuation(value).build();
+  }
+
+  /**
+   * Builds a {@link FleetConfig} by name rather than by position; {@link #build} applies the
+   * record's checks. Start from {@link FleetConfig#of} or a parsed fleet with {@link #toBuilder}.
+   */
+  public static final class Builder {
+    private String model;
+    private HardwareConfig hardware;
+    private List<EngineSpec> engines;
+    private @Nullable EngineContract engineContract;
+    private SloConfig slo;
+    private ControllerConfig controller;
+    private ServingConfig serving;
+    private EngineConfig engine;
+    private RecoveryConfig recovery;
+    private ProfilesConfig profiles;
+    private ContinuationConfig continuation;
+
+    private Builder(FleetConfig from) {
+      model = from.model;
+      hardware = from.hardware;
+      engines = from.engines;
+      engineContract = from.engineContract;
+      slo = from.slo;
+      controller = from.controller;
+      serving = from.serving;
+      engine = from.engine;
+      recovery = from.recovery;
+      profiles = from.profiles;
+      continuation = from.continuation;
+    }
+
+    public Builder model(String value) {
+      model = value;
+      return this;
+    }
+
+    public Builder hardware(HardwareConfig value) {
+      hardware = value;
+      return this;
+    }
+
+    public Builder engines(List<EngineSpec> value) {
+      engines = value;
+      return this;
+    }
+
+    public Builder engineContract(@Nullable EngineContract value) {
+      engineContract = value;
+      return this;
+    }
+
+    public Builder slo(SloConfig value) {
+      slo = value;
+      return this;
+    }
+
+    public Builder controller(ControllerConfig value) {
+      controller = value;
+      return this;
+    }
+
+    public Builder serving(ServingConfig value) {
+      serving = value;
+      return this;
+    }
+
+    public Builder engine(EngineConfig value) {
+      engine = value;
+      return this;
+    }
+
+    public Builder recovery(RecoveryConfig value) {
+      recovery = value;
+      return this;
+    }
+
+    public Builder profiles(ProfilesConfig value) {
+      profiles = value;
+      return this;
+    }
+
+    public Builder continuation(ContinuationConfig value) {
+      continuation = value;
+      return this;
+    }
+
+    public FleetConfig build() {
+      return new FleetConfig(
+          model, hardware, engines, engineContract, slo, controller, serving, engine, recovery,
+          profiles, continuation);
+    }
   }
 }

@@ -84,18 +84,17 @@ public final class FleetFileParser {
     if (!ctx.problems().isEmpty()) {
       throw new FleetConfigException(ctx.problems().errors());
     }
-    return new FleetConfig(
-        model == null ? "" : model,
-        hardware,
-        engines,
-        contract,
-        slo,
-        controller,
-        serving,
-        engine,
-        recovery,
-        profiles,
-        continuation);
+    return FleetConfig.of(model == null ? "" : model, engines).toBuilder()
+        .hardware(hardware)
+        .engineContract(contract)
+        .slo(slo)
+        .controller(controller)
+        .serving(serving)
+        .engine(engine)
+        .recovery(recovery)
+        .profiles(profiles)
+        .continuation(continuation)
+        .build();
   }
 
   /** As {@link #parse(String, Function, Set)} with the default dialects. */

@@ -39,45 +39,115 @@ public record RecoveryConfig(
         HealthConfig.defaults());
   }
 
+  /** A builder holding these fields, to change some of them by name. */
+  public Builder toBuilder() {
+    return new Builder(this);
+  }
+
   public RecoveryConfig withEjectAfter(int value) {
-    return new RecoveryConfig(
-        value, readmitEvery, livenessEvery, livenessMisses, failureQuarantineS,
-        engineRestartPolicy, statePath, resume, health);
+    return toBuilder().ejectAfter(value).build();
   }
 
   public RecoveryConfig withReadmitEvery(int value) {
-    return new RecoveryConfig(
-        ejectAfter, value, livenessEvery, livenessMisses, failureQuarantineS,
-        engineRestartPolicy, statePath, resume, health);
+    return toBuilder().readmitEvery(value).build();
   }
 
   public RecoveryConfig withLivenessEvery(int value) {
-    return new RecoveryConfig(
-        ejectAfter, readmitEvery, value, livenessMisses, failureQuarantineS,
-        engineRestartPolicy, statePath, resume, health);
+    return toBuilder().livenessEvery(value).build();
   }
 
   public RecoveryConfig withLivenessMisses(int value) {
-    return new RecoveryConfig(
-        ejectAfter, readmitEvery, livenessEvery, value, failureQuarantineS,
-        engineRestartPolicy, statePath, resume, health);
+    return toBuilder().livenessMisses(value).build();
   }
 
   public RecoveryConfig withFailureQuarantineS(double value) {
-    return new RecoveryConfig(
-        ejectAfter, readmitEvery, livenessEvery, livenessMisses, value, engineRestartPolicy,
-        statePath, resume, health);
+    return toBuilder().failureQuarantineS(value).build();
   }
 
   public RecoveryConfig withEngineRestartPolicy(EngineRestartPolicy value) {
-    return new RecoveryConfig(
-        ejectAfter, readmitEvery, livenessEvery, livenessMisses, failureQuarantineS, value,
-        statePath, resume, health);
+    return toBuilder().engineRestartPolicy(value).build();
   }
 
   public RecoveryConfig withHealth(HealthConfig value) {
-    return new RecoveryConfig(
-        ejectAfter, readmitEvery, livenessEvery, livenessMisses, failureQuarantineS,
-        engineRestartPolicy, statePath, resume, value);
+    return toBuilder().health(value).build();
+  }
+
+  /**
+   * Builds a {@link RecoveryConfig} by name rather than by position; {@link #build} applies the
+   * record's checks. Start from {@link RecoveryConfig#defaults} with {@link #toBuilder}.
+   */
+  public static final class Builder {
+    private int ejectAfter;
+    private int readmitEvery;
+    private int livenessEvery;
+    private int livenessMisses;
+    private double failureQuarantineS;
+    private EngineRestartPolicy engineRestartPolicy;
+    private String statePath;
+    private boolean resume;
+    private HealthConfig health;
+
+    private Builder(RecoveryConfig from) {
+      ejectAfter = from.ejectAfter;
+      readmitEvery = from.readmitEvery;
+      livenessEvery = from.livenessEvery;
+      livenessMisses = from.livenessMisses;
+      failureQuarantineS = from.failureQuarantineS;
+      engineRestartPolicy = from.engineRestartPolicy;
+      statePath = from.statePath;
+      resume = from.resume;
+      health = from.health;
+    }
+
+    public Builder ejectAfter(int value) {
+      ejectAfter = value;
+      return this;
+    }
+
+    public Builder readmitEvery(int value) {
+      readmitEvery = value;
+      return this;
+    }
+
+    public Builder livenessEvery(int value) {
+      livenessEvery = value;
+      return this;
+    }
+
+    public Builder livenessMisses(int value) {
+      livenessMisses = value;
+      return this;
+    }
+
+    public Builder failureQuarantineS(double value) {
+      failureQuarantineS = value;
+      return this;
+    }
+
+    public Builder engineRestartPolicy(EngineRestartPolicy value) {
+      engineRestartPolicy = value;
+      return this;
+    }
+
+    public Builder statePath(String value) {
+      statePath = value;
+      return this;
+    }
+
+    public Builder resume(boolean value) {
+      resume = value;
+      return this;
+    }
+
+    public Builder health(HealthConfig value) {
+      health = value;
+      return this;
+    }
+
+    public RecoveryConfig build() {
+      return new RecoveryConfig(
+          ejectAfter, readmitEvery, livenessEvery, livenessMisses, failureQuarantineS,
+          engineRestartPolicy, statePath, resume, health);
+    }
   }
 }

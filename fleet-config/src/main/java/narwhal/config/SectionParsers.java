@@ -52,10 +52,23 @@ final class SectionParsers {
               + ")");
     }
     s.finish();
-    return new ServingConfig(
-        admission, admissionMargin, maxConnections, queueCapacity, queueTimeoutS, maxAttempts,
-        retryBaseS, retryCapS, retryBudget, retryReplenish, maxRequestBytes, maxResponseBytes,
-        requestTimeoutS, prefillTimeoutS, gracefulTimeoutS);
+    return d.toBuilder()
+        .admission(admission)
+        .admissionMargin(admissionMargin)
+        .maxConnections(maxConnections)
+        .queueCapacity(queueCapacity)
+        .queueTimeoutS(queueTimeoutS)
+        .maxAttempts(maxAttempts)
+        .retryBaseS(retryBaseS)
+        .retryCapS(retryCapS)
+        .retryBudget(retryBudget)
+        .retryReplenish(retryReplenish)
+        .maxRequestBytes(maxRequestBytes)
+        .maxResponseBytes(maxResponseBytes)
+        .requestTimeoutS(requestTimeoutS)
+        .prefillTimeoutS(prefillTimeoutS)
+        .gracefulTimeoutS(gracefulTimeoutS)
+        .build();
   }
 
   static EngineConfig engine(ConfigObject e) {
@@ -80,10 +93,22 @@ final class SectionParsers {
     String dialect =
         Objects.requireNonNullElse(e.choice("dialect", dialects(e), false), d.dialect());
     e.finish();
-    return new EngineConfig(
-        firstTokenTimeoutS, calibrationPath, decodeReadTimeoutS, tokenize, tokenizeTimeoutS,
-        charsPerToken, connectTimeoutS, poolTimeoutS, healthTimeoutS, controlConnections,
-        engineApiKeyEnv, engineApiKey, connector, dialect);
+    return d.toBuilder()
+        .firstTokenTimeoutS(firstTokenTimeoutS)
+        .firstTokenCalibrationPath(calibrationPath)
+        .decodeReadTimeoutS(decodeReadTimeoutS)
+        .tokenize(tokenize)
+        .tokenizeTimeoutS(tokenizeTimeoutS)
+        .charsPerToken(charsPerToken)
+        .connectTimeoutS(connectTimeoutS)
+        .poolTimeoutS(poolTimeoutS)
+        .healthTimeoutS(healthTimeoutS)
+        .controlConnections(controlConnections)
+        .engineApiKeyEnv(engineApiKeyEnv)
+        .engineApiKey(engineApiKey)
+        .connector(connector)
+        .dialect(dialect)
+        .build();
   }
 
   /**
@@ -143,8 +168,10 @@ final class SectionParsers {
     Double tpotS = s.requiredNumber("tpot_s", POSITIVE);
     s.finish();
     SloConfig d = SloConfig.defaults();
-    return new SloConfig(
-        ttftS == null ? d.ttftS() : ttftS, tpotS == null ? d.tpotS() : tpotS);
+    return d.toBuilder()
+        .ttftS(ttftS == null ? d.ttftS() : ttftS)
+        .tpotS(tpotS == null ? d.tpotS() : tpotS)
+        .build();
   }
 
   static ProfilesConfig profiles(ConfigObject p) {

@@ -66,106 +66,197 @@ public record ServingConfig(
         30.0);
   }
 
+  /** A builder holding these fields, to change some of them by name. */
+  public Builder toBuilder() {
+    return new Builder(this);
+  }
+
   public ServingConfig withAdmission(AdmissionMode value) {
-    return new ServingConfig(
-        value, admissionMargin, maxConnections, queueCapacity, queueTimeoutS, maxAttempts,
-        retryBaseS, retryCapS, retryBudget, retryReplenish, maxRequestBytes, maxResponseBytes,
-        requestTimeoutS, prefillTimeoutS, gracefulTimeoutS);
+    return toBuilder().admission(value).build();
   }
 
   public ServingConfig withAdmissionMargin(double value) {
-    return new ServingConfig(
-        admission, value, maxConnections, queueCapacity, queueTimeoutS, maxAttempts,
-        retryBaseS, retryCapS, retryBudget, retryReplenish, maxRequestBytes, maxResponseBytes,
-        requestTimeoutS, prefillTimeoutS, gracefulTimeoutS);
+    return toBuilder().admissionMargin(value).build();
   }
 
   public ServingConfig withMaxConnections(int value) {
-    return new ServingConfig(
-        admission, admissionMargin, value, queueCapacity, queueTimeoutS, maxAttempts,
-        retryBaseS, retryCapS, retryBudget, retryReplenish, maxRequestBytes, maxResponseBytes,
-        requestTimeoutS, prefillTimeoutS, gracefulTimeoutS);
+    return toBuilder().maxConnections(value).build();
   }
 
   /** Turns the admission queue on (capacity > 0) or off (capacity 0). */
   public ServingConfig withQueue(int capacity, double timeoutS) {
-    return new ServingConfig(
-        admission, admissionMargin, maxConnections, capacity, timeoutS, maxAttempts,
-        retryBaseS, retryCapS, retryBudget, retryReplenish, maxRequestBytes, maxResponseBytes,
-        requestTimeoutS, prefillTimeoutS, gracefulTimeoutS);
+    return toBuilder().queueCapacity(capacity).queueTimeoutS(timeoutS).build();
   }
 
   public ServingConfig withMaxAttempts(int value) {
-    return new ServingConfig(
-        admission, admissionMargin, maxConnections, queueCapacity, queueTimeoutS, value,
-        retryBaseS, retryCapS, retryBudget, retryReplenish, maxRequestBytes, maxResponseBytes,
-        requestTimeoutS, prefillTimeoutS, gracefulTimeoutS);
+    return toBuilder().maxAttempts(value).build();
   }
 
   /** Sets the backoff: retry n waits uniformly in [base, max(base, min(cap, base·2^n))]. */
   public ServingConfig withRetryBackoff(double baseS, double capS) {
-    return new ServingConfig(
-        admission, admissionMargin, maxConnections, queueCapacity, queueTimeoutS, maxAttempts,
-        baseS, capS, retryBudget, retryReplenish, maxRequestBytes, maxResponseBytes,
-        requestTimeoutS, prefillTimeoutS, gracefulTimeoutS);
+    return toBuilder().retryBaseS(baseS).retryCapS(capS).build();
   }
 
   public ServingConfig withRetryBaseS(double value) {
-    return withRetryBackoff(value, retryCapS);
+    return toBuilder().retryBaseS(value).build();
   }
 
   public ServingConfig withRetryCapS(double value) {
-    return withRetryBackoff(retryBaseS, value);
+    return toBuilder().retryCapS(value).build();
   }
 
   /** Sets the shared retry credit pool: its size and the credit each completion adds back. */
   public ServingConfig withRetryBudget(double budget, double replenish) {
-    return new ServingConfig(
-        admission, admissionMargin, maxConnections, queueCapacity, queueTimeoutS, maxAttempts,
-        retryBaseS, retryCapS, budget, replenish, maxRequestBytes, maxResponseBytes,
-        requestTimeoutS, prefillTimeoutS, gracefulTimeoutS);
+    return toBuilder().retryBudget(budget).retryReplenish(replenish).build();
   }
 
-  public ServingConfig withRetryBudget(double budget) {
-    return withRetryBudget(budget, retryReplenish);
+  public ServingConfig withRetryBudget(double value) {
+    return toBuilder().retryBudget(value).build();
   }
 
-  public ServingConfig withRetryReplenish(double replenish) {
-    return withRetryBudget(retryBudget, replenish);
+  public ServingConfig withRetryReplenish(double value) {
+    return toBuilder().retryReplenish(value).build();
   }
 
   public ServingConfig withMaxRequestBytes(long value) {
-    return new ServingConfig(
-        admission, admissionMargin, maxConnections, queueCapacity, queueTimeoutS, maxAttempts,
-        retryBaseS, retryCapS, retryBudget, retryReplenish, value, maxResponseBytes,
-        requestTimeoutS, prefillTimeoutS, gracefulTimeoutS);
+    return toBuilder().maxRequestBytes(value).build();
   }
 
   public ServingConfig withMaxResponseBytes(long value) {
-    return new ServingConfig(
-        admission, admissionMargin, maxConnections, queueCapacity, queueTimeoutS, maxAttempts,
-        retryBaseS, retryCapS, retryBudget, retryReplenish, maxRequestBytes, value,
-        requestTimeoutS, prefillTimeoutS, gracefulTimeoutS);
+    return toBuilder().maxResponseBytes(value).build();
   }
 
   public ServingConfig withRequestTimeoutS(double value) {
-    return new ServingConfig(
-        admission, admissionMargin, maxConnections, queueCapacity, queueTimeoutS, maxAttempts,
-        retryBaseS, retryCapS, retryBudget, retryReplenish, maxRequestBytes, maxResponseBytes,
-        value, prefillTimeoutS, gracefulTimeoutS);
+    return toBuilder().requestTimeoutS(value).build();
   }
 
   public ServingConfig withPrefillTimeoutS(double value) {
-    return new ServingConfig(
-        admission, admissionMargin, maxConnections, queueCapacity, queueTimeoutS, maxAttempts,
-        retryBaseS, retryCapS, retryBudget, retryReplenish, maxRequestBytes, maxResponseBytes,
-        requestTimeoutS, value, gracefulTimeoutS);
+    return toBuilder().prefillTimeoutS(value).build();
   }
 
   public ServingConfig withGracefulTimeoutS(double value) {
-    return new ServingConfig(
-        admission, admissionMargin, maxConnections, queueCapacity, queueTimeoutS, maxAttempts,
-        retryBaseS, retryCapS, retryBudget, retryReplenish, maxRequestBytes, maxResponseBytes,
-        requestTimeoutS, prefillTimeoutS, value);
+    return toBuilder().gracefulTimeoutS(value).build();
+  }
+
+  /**
+   * Builds a {@link ServingConfig} by name rather than by position; {@link #build} applies the
+   * record's checks. Start from {@link ServingConfig#defaults} with {@link #toBuilder}.
+   */
+  public static final class Builder {
+    private AdmissionMode admission;
+    private double admissionMargin;
+    private int maxConnections;
+    private int queueCapacity;
+    private double queueTimeoutS;
+    private int maxAttempts;
+    private double retryBaseS;
+    private double retryCapS;
+    private double retryBudget;
+    private double retryReplenish;
+    private long maxRequestBytes;
+    private long maxResponseBytes;
+    private double requestTimeoutS;
+    private double prefillTimeoutS;
+    private double gracefulTimeoutS;
+
+    private Builder(ServingConfig from) {
+      admission = from.admission;
+      admissionMargin = from.admissionMargin;
+      maxConnections = from.maxConnections;
+      queueCapacity = from.queueCapacity;
+      queueTimeoutS = from.queueTimeoutS;
+      maxAttempts = from.maxAttempts;
+      retryBaseS = from.retryBaseS;
+      retryCapS = from.retryCapS;
+      retryBudget = from.retryBudget;
+      retryReplenish = from.retryReplenish;
+      maxRequestBytes = from.maxRequestBytes;
+      maxResponseBytes = from.maxResponseBytes;
+      requestTimeoutS = from.requestTimeoutS;
+      prefillTimeoutS = from.prefillTimeoutS;
+      gracefulTimeoutS = from.gracefulTimeoutS;
+    }
+
+    public Builder admission(AdmissionMode value) {
+      admission = value;
+      return this;
+    }
+
+    public Builder admissionMargin(double value) {
+      admissionMargin = value;
+      return this;
+    }
+
+    public Builder maxConnections(int value) {
+      maxConnections = value;
+      return this;
+    }
+
+    public Builder queueCapacity(int value) {
+      queueCapacity = value;
+      return this;
+    }
+
+    public Builder queueTimeoutS(double value) {
+      queueTimeoutS = value;
+      return this;
+    }
+
+    public Builder maxAttempts(int value) {
+      maxAttempts = value;
+      return this;
+    }
+
+    public Builder retryBaseS(double value) {
+      retryBaseS = value;
+      return this;
+    }
+
+    public Builder retryCapS(double value) {
+      retryCapS = value;
+      return this;
+    }
+
+    public Builder retryBudget(double value) {
+      retryBudget = value;
+      return this;
+    }
+
+    public Builder retryReplenish(double value) {
+      retryReplenish = value;
+      return this;
+    }
+
+    public Builder maxRequestBytes(long value) {
+      maxRequestBytes = value;
+      return this;
+    }
+
+    public Builder maxResponseBytes(long value) {
+      maxResponseBytes = value;
+      return this;
+    }
+
+    public Builder requestTimeoutS(double value) {
+      requestTimeoutS = value;
+      return this;
+    }
+
+    public Builder prefillTimeoutS(double value) {
+      prefillTimeoutS = value;
+      return this;
+    }
+
+    public Builder gracefulTimeoutS(double value) {
+      gracefulTimeoutS = value;
+      return this;
+    }
+
+    public ServingConfig build() {
+      return new ServingConfig(
+          admission, admissionMargin, maxConnections, queueCapacity, queueTimeoutS, maxAttempts,
+          retryBaseS, retryCapS, retryBudget, retryReplenish, maxRequestBytes, maxResponseBytes,
+          requestTimeoutS, prefillTimeoutS, gracefulTimeoutS);
+    }
   }
 }

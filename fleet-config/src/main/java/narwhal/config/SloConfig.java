@@ -19,11 +19,45 @@ public record SloConfig(double ttftS, double tpotS) {
     return new SloConfig(ttftS, tpotS);
   }
 
+  /** A builder holding these fields, to change some of them by name. */
+  public Builder toBuilder() {
+    return new Builder(this);
+  }
+
   public SloConfig withTtftS(double value) {
-    return new SloConfig(value, tpotS);
+    return toBuilder().ttftS(value).build();
   }
 
   public SloConfig withTpotS(double value) {
-    return new SloConfig(ttftS, value);
+    return toBuilder().tpotS(value).build();
+  }
+
+  /**
+   * Builds an {@link SloConfig} by name rather than by position. Start from {@link
+   * SloConfig#defaults} with {@link #toBuilder}.
+   */
+  public static final class Builder {
+    private double ttftS;
+    private double tpotS;
+
+    private Builder(SloConfig from) {
+      ttftS = from.ttftS;
+      tpotS = from.tpotS;
+    }
+
+    public Builder ttftS(double value) {
+      ttftS = value;
+      return this;
+    }
+
+    public Builder tpotS(double value) {
+      tpotS = value;
+      return this;
+    }
+
+    public SloConfig build() {
+      return new SloConfig(
+          ttftS, tpotS);
+    }
   }
 }

@@ -20,6 +20,13 @@ import java.util.Arrays;
  * quotes included. Object keys never contain escapes (those are refused too), so a key's text is
  * what lies between its quotes.
  *
+ * <p>What the canonical spellings of keys, strings and numbers are lives in {@link
+ * CanonicalSpelling}; this class builds and reads the node table.
+ *
+ * <p>Jackson's streaming {@code JsonParser} reads the same fields but not whether the text is
+ * canonical, the check that lets the relay forward and splice the engine's own text. {@code
+ * narwhal.sim.ChunkReadBenchmark} (bench/jmh) times both on the simulator's vLLM chunks.
+ *
  * <p>Not thread-safe: keep one per thread ({@link #forThisThread()}) or per stream.
  */
 public final class CompactJson {
@@ -38,8 +45,6 @@ public final class CompactJson {
 
   /** Deeper documents are left to Jackson (whose own limit is 1,000). */
   private static final int MAX_DEPTH = 64;
-  /** Jackson refuses longer numbers (StreamReadConstraints); so must the fast path. */
-  private static final int MAX_NUMBER_CHARS = 1000;
   /** Keys are compared pairwise for duplicates; objects wider than this go to Jackson. */
   private static final int MAX_MEMBERS = 128;
   /** Arrays kept after indexing an unusually large document, so one huge chunk is not kept forever. */
@@ -78,7 +83,7 @@ public final class CompactJson {
       return count > 0;
     }
     if (kind.length > RETAINED_NODES) {
-      allocate(32);
+      resize(32, false);
     }
     text = json;
     length = json.length();
@@ -176,28 +181,7 @@ public final class CompactJson {
     if (!escaped[node]) {
       return text.substring(from, to);
     }
-    StringBuilder out = new StringBuilder(to - from);
-    for (int i = from; i < to; i++) {
-      char c = text.charAt(i);
-      if (c != '\\') {
-        out.append(c);
-        continue;
-      }
-      char e = text.charAt(++i);
-      switch (e) {
-        case 'b' -> out.append('\b');
-        case 'f' -> out.append('\f');
-        case 'n' -> out.append('\n');
-        case 'r' -> out.append('\r');
-        case 't' -> out.append('\t');
-        case 'u' -> {
-          out.append((char) Integer.parseInt(text, i + 1, i + 5, 16));
-          i += 4;
-        }
-        default -> out.append(e); // '"' and '\\'
-      }
-    }
-    return out.toString();
+    return CanonicalSpelling.unescape(text, from, to);
   }
 
   /** True for a string node whose value is empty. */
@@ -218,18 +202,7 @@ public final class CompactJson {
     if (kind[node] != NUMBER) {
       return fallback;
     }
-    int s = start[node];
-    int e = end[node];
-    int digits = e - s - (text.charAt(s) == '-' ? 1 : 0);
-    if (digits > 18) {
-      return fallback;
-    }
-    for (int i = s; i < e; i++) {
-      if (text.charAt(i) == '.') {
-        return fallback;
-      }
-    }
-    return Long.parseLong(text, s, e, 10);
+    return CanonicalSpelling.longValue(text, start[node], end[node], fallback);
   }
 
   // ------------------------------------------------------------------ parsing
@@ -274,10 +247,11 @@ public final class CompactJson {
         return NONE;
       }
       int ks = pos;
-      if (!key()) {
+      int ke = CanonicalSpelling.keyEnd(text, pos, length);
+      if (ke < 0) {
         return NONE;
       }
-      int ke = pos;
+      pos = ke;
       if (pos >= length || text.charAt(pos) != ':') {
         return NONE;
       }
@@ -357,85 +331,17 @@ public final class CompactJson {
     return false;
   }
 
-  /** A key: a string without escapes (escaped keys are rare and left to Jackson). */
-  private boolean key() {
-    int i = pos + 1;
-    while (i < length) {
-      char c = text.charAt(i);
-      if (c == '"') {
-        pos = i + 1;
-        return true;
-      }
-      if (c == '\\' || c < 0x20 || Character.isSurrogate(c)) {
-        return false;
-      }
-      i++;
-    }
-    return false;
-  }
-
   /** A string value at {@code pos}, allowing only the escapes Jackson itself writes. */
   private boolean scanString(int node) {
-    int i = pos + 1;
-    boolean sawEscape = false;
-    while (i < length) {
-      char c = text.charAt(i);
-      if (c == '"') {
-        pos = i + 1;
-        end[node] = pos;
-        escaped[node] = sawEscape;
-        return true;
-      }
-      if (c < 0x20) {
-        return false; // raw control characters are not JSON
-      }
-      if (c == '\\') {
-        sawEscape = true;
-        if (i + 1 >= length) {
-          return false;
-        }
-        char e = text.charAt(i + 1);
-        if (e == '"' || e == '\\' || e == 'b' || e == 'f' || e == 'n' || e == 'r' || e == 't') {
-          i += 2;
-          continue;
-        }
-        if (e != 'u' || !isCanonicalUnicodeEscape(i + 2)) {
-          return false;
-        }
-        i += 6;
-        continue;
-      }
-      if (Character.isHighSurrogate(c)) {
-        if (i + 1 >= length || !Character.isLowSurrogate(text.charAt(i + 1))) {
-          return false;
-        }
-        surrogates = true;
-        i += 2;
-        continue;
-      }
-      if (Character.isLowSurrogate(c)) {
-        return false;
-      }
-      i++;
-    }
-    return false;
-  }
-
-  /**
-   * Jackson writes {@code \}{@code uXXXX} only for control characters without a short escape,
-   * in upper-case hex; any other spelling would be rewritten by a round trip.
-   */
-  private boolean isCanonicalUnicodeEscape(int at) {
-    if (at + 4 > length || text.charAt(at) != '0' || text.charAt(at + 1) != '0') {
+    long scanned = CanonicalSpelling.string(text, pos, length);
+    if (scanned < 0) {
       return false;
     }
-    char hi = text.charAt(at + 2);
-    char lo = text.charAt(at + 3);
-    if ((hi != '0' && hi != '1') || !((lo >= '0' && lo <= '9') || (lo >= 'A' && lo <= 'F'))) {
-      return false;
-    }
-    int v = (hi - '0') * 16 + (lo <= '9' ? lo - '0' : lo - 'A' + 10);
-    return v != '\b' && v != '\t' && v != '\n' && v != '\f' && v != '\r';
+    pos = (int) (scanned >>> 2);
+    end[node] = pos;
+    escaped[node] = (scanned & CanonicalSpelling.ESCAPED) != 0;
+    surrogates |= (scanned & CanonicalSpelling.SURROGATES) != 0;
+    return true;
   }
 
   private int literal(String word, int type) {
@@ -448,118 +354,16 @@ public final class CompactJson {
     return node;
   }
 
-  /**
-   * A number Jackson would print back unchanged. Integers are printed as written, except
-   * {@code -0}. Decimals are read as {@link java.math.BigDecimal} and printed by its {@code
-   * toString}: plainly when the scale is not negative and the adjusted exponent is at least -6,
-   * otherwise as {@code d.dddE±n}; and never with the sign of a negative zero.
-   */
+  /** A number Jackson would print back unchanged (see {@link CanonicalSpelling#numberEnd}). */
   private int number() {
-    int s = pos;
-    int i = pos;
-    boolean negative = text.charAt(i) == '-';
-    if (negative) {
-      i++;
-    }
-    if (i >= length) {
-      return NONE;
-    }
-    char c = text.charAt(i);
-    boolean zeroInteger = c == '0';
-    int fracLength = 0;
-    if (zeroInteger) {
-      i++;
-      if (i < length && isDigit(text.charAt(i))) {
-        return NONE;
-      }
-    } else if (c >= '1' && c <= '9') {
-      while (i < length && isDigit(text.charAt(i))) {
-        i++;
-      }
-    } else {
-      return NONE;
-    }
-    if (i < length && text.charAt(i) == '.') {
-      i++;
-      int fracStart = i;
-      while (i < length && isDigit(text.charAt(i))) {
-        i++;
-      }
-      fracLength = i - fracStart;
-      if (fracLength == 0) {
-        return NONE;
-      }
-      if (zeroInteger && !(i < length && isExponentMark(text.charAt(i)))) {
-        int firstNonZero = -1;
-        for (int k = fracStart; k < i; k++) {
-          if (text.charAt(k) != '0') {
-            firstNonZero = k - fracStart;
-            break;
-          }
-        }
-        if (firstNonZero < 0 ? negative || fracLength > 6 : firstNonZero > 5) {
-          return NONE;
-        }
-      }
-    } else if (negative && zeroInteger && !(i < length && isExponentMark(text.charAt(i)))) {
-      return NONE;
-    }
-    if (i < length && isExponentMark(text.charAt(i))) {
-      i = exponent(s, i, negative, zeroInteger, fracLength);
-      if (i < 0) {
-        return NONE;
-      }
-    }
-    if (i - s > MAX_NUMBER_CHARS) {
+    int e = CanonicalSpelling.numberEnd(text, pos, length);
+    if (e < 0) {
       return NONE;
     }
     int node = node(NUMBER);
-    pos = i;
-    end[node] = i;
+    pos = e;
+    end[node] = e;
     return node;
-  }
-
-  /**
-   * The exponent of a number at {@code at} (the {@code E}); returns the index after it, or -1 when
-   * BigDecimal would not print this spelling: it writes {@code E}, always a sign, no leading zeros,
-   * and uses the form only when the scale is negative or the adjusted exponent is below -6.
-   */
-  private int exponent(int numberStart, int at, boolean negative, boolean zeroMantissa, int fracLength) {
-    int i = at;
-    if (text.charAt(i++) != 'E' || i >= length) {
-      return -1;
-    }
-    char sign = text.charAt(i++);
-    if ((sign != '+' && sign != '-') || i >= length || text.charAt(i) < '1' || text.charAt(i) > '9') {
-      return -1;
-    }
-    int digitsStart = i;
-    while (i < length && isDigit(text.charAt(i))) {
-      i++;
-    }
-    if (i - digitsStart > 9) {
-      return -1;
-    }
-    if (!zeroMantissa) {
-      int integerDigits = at - numberStart - (negative ? 1 : 0) - (fracLength > 0 ? fracLength + 1 : 0);
-      if (integerDigits != 1) {
-        return -1;
-      }
-    }
-    int x = Integer.parseInt(text, digitsStart, i, 10) * (sign == '-' ? -1 : 1);
-    if (zeroMantissa) {
-      // Zero: "0E+n", or "0E-n" below -6; BigDecimal has no negative zero.
-      return !negative && fracLength == 0 && (x > 0 || x < -6) ? i : -1;
-    }
-    return fracLength < x || x < -6 ? i : -1;
-  }
-
-  private static boolean isExponentMark(char c) {
-    return c == 'e' || c == 'E';
-  }
-
-  private static boolean isDigit(char c) {
-    return c >= '0' && c <= '9';
   }
 
   private int node(int type) {
@@ -579,25 +383,18 @@ public final class CompactJson {
   }
 
   private void grow() {
-    int size = kind.length * 2;
-    kind = Arrays.copyOf(kind, size);
-    start = Arrays.copyOf(start, size);
-    end = Arrays.copyOf(end, size);
-    keyStart = Arrays.copyOf(keyStart, size);
-    keyEnd = Arrays.copyOf(keyEnd, size);
-    next = Arrays.copyOf(next, size);
-    first = Arrays.copyOf(first, size);
-    escaped = Arrays.copyOf(escaped, size);
+    resize(kind.length * 2, true);
   }
 
-  private void allocate(int size) {
-    kind = new int[size];
-    start = new int[size];
-    end = new int[size];
-    keyStart = new int[size];
-    keyEnd = new int[size];
-    next = new int[size];
-    first = new int[size];
-    escaped = new boolean[size];
+  /** Resizes every per-node array, keeping the nodes ({@code keep}) or starting empty. */
+  private void resize(int size, boolean keep) {
+    kind = keep ? Arrays.copyOf(kind, size) : new int[size];
+    start = keep ? Arrays.copyOf(start, size) : new int[size];
+    end = keep ? Arrays.copyOf(end, size) : new int[size];
+    keyStart = keep ? Arrays.copyOf(keyStart, size) : new int[size];
+    keyEnd = keep ? Arrays.copyOf(keyEnd, size) : new int[size];
+    next = keep ? Arrays.copyOf(next, size) : new int[size];
+    first = keep ? Arrays.copyOf(first, size) : new int[size];
+    escaped = keep ? Arrays.copyOf(escaped, size) : new boolean[size];
   }
 }
