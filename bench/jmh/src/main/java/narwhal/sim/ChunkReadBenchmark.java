@@ -73,7 +73,7 @@ public class ChunkReadBenchmark {
   @Setup(Level.Trial)
   public void setUp() throws IOException {
     chat = route.equals("chat");
-    chunks = stream(chat ? Endpoint.CHAT : Endpoint.COMPLETIONS).toArray(String[]::new);
+    chunks = stream(chat ? GenerationEndpoint.CHAT : GenerationEndpoint.COMPLETIONS).toArray(String[]::new);
     if (chunks.length != CHUNKS) {
       throw new IllegalStateException("expected " + CHUNKS + " chunks, built " + chunks.length);
     }
@@ -136,14 +136,14 @@ public class ChunkReadBenchmark {
   }
 
   /** The simulator's chunks for one streamed response with usage, as its Generation sends them. */
-  static List<String> stream(Endpoint endpoint) {
+  static List<String> stream(GenerationEndpoint endpoint) {
     ResponseShapes shapes = new ResponseShapes(endpoint, endpoint.idPrefix() + "0b5a7e2c9d4f41d8", 1_700_000_000L, "narwhal-sim");
     List<String> out = new ArrayList<>();
     List<String> tokens = TokenSequence.first(7L, "bench prompt", TOKENS + 1);
-    if (endpoint == Endpoint.CHAT) {
+    if (endpoint == GenerationEndpoint.CHAT) {
       out.add(Json.write(shapes.roleChunk(null)));
     }
-    int mid = endpoint == Endpoint.CHAT ? TOKENS - 1 : TOKENS;
+    int mid = endpoint == GenerationEndpoint.CHAT ? TOKENS - 1 : TOKENS;
     for (int i = 0; i < mid; i++) {
       out.add(Json.write(shapes.tokenChunk(tokens.get(i), null, null)));
     }
