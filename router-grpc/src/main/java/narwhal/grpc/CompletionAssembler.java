@@ -1,95 +1,81 @@
 package narwhal.grpc;
 
-import narwhal.api.ResponseBudget;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import narwhal.api.ResponseStart;
+import narwhal.openai.AnswerAssembler;
+import narwhal.openai.AssembledAnswer;
+import narwhal.openai.Json;
 import narwhal.proto.v1.Completion;
-import narwhal.proto.v1.MetadataChunk;
+import narwhal.proto.v1.FunctionCall;
 import narwhal.proto.v1.Route;
 import narwhal.proto.v1.StreamEvent;
-import narwhal.proto.v1.TokenDelta;
+import narwhal.proto.v1.ToolCall;
 import narwhal.proto.v1.Usage;
-import org.jspecify.annotations.Nullable;
 
 /**
- * Builds a {@code Complete} answer from the relayed events, as the HTTP front-end assembles a
- * non-streaming response: the token texts concatenated, the last {@code finish_reason} set, the
- * engine's usage when it sent one (otherwise the generated chunks counted, prompt tokens 0), the
- * chat role. Memory is bounded as HTTP bounds its assembled responses ({@link ResponseBudget}):
- * the text is counted in UTF-8 bytes as it arrives and refused once over {@code maxBytes}, and the
+ * Builds a {@code Complete} answer from the relayed events with the assembler the HTTP front-end
+ * uses for non-streaming responses ({@link AnswerAssembler}), so both carry the same output: the
+ * text, the last {@code finish_reason} and {@code stop_reason}, the engine's usage when it sent
+ * one (otherwise the generated chunks counted, prompt tokens 0), the chat role, and the chat
+ * reasoning, refusal and tool calls, and the logprobs. Memory is bounded as for HTTP; the
  * finished message, framing included, is checked once more.
  */
 final class CompletionAssembler {
 
-  /** The answer cannot be built; the client gets 502 {@code decode} with this message. */
-  static final class OverflowException extends Exception {
-    private static final long serialVersionUID = 1L;
-
-    OverflowException(String message) {
-      super(message);
-    }
-  }
-
   private final Route route;
-  private final ResponseBudget budget;
-  private final StringBuilder text = new StringBuilder();
-  private @Nullable String finishReason;
-  private @Nullable Usage usage;
-  private String role = "";
-  private long tokens;
+  private final AnswerAssembler answer;
 
   CompletionAssembler(Route route, long maxBytes) {
     this.route = route;
-    this.budget = new ResponseBudget(maxBytes);
+    this.answer = new AnswerAssembler(route, maxBytes);
   }
 
-  void add(StreamEvent event) throws OverflowException {
-    if (event.hasToken()) {
-      TokenDelta t = event.getToken();
-      tokens++;
-      if (!budget.add(t.getText())) {
-        throw new OverflowException(budget.overLimitMessage());
-      }
-      text.append(t.getText());
-      take(t.hasFinishReason() ? t.getFinishReason() : null, t.hasUsage() ? t.getUsage() : null, t.getRole());
-    } else if (event.hasMetadata()) {
-      MetadataChunk m = event.getMetadata();
-      take(m.hasFinishReason() ? m.getFinishReason() : null, m.hasUsage() ? m.getUsage() : null, m.getRole());
-    }
+  void add(StreamEvent event) throws AnswerAssembler.AssemblyException {
+    answer.add(event);
   }
 
-  /** The answer; throws when the whole message is over the limit. */
-  Completion build(ResponseStart start) throws OverflowException {
+  /** The answer; throws when it cannot be built or the whole message is over the limit. */
+  Completion build(ResponseStart start) throws AnswerAssembler.AssemblyException {
+    AssembledAnswer a = answer.answer();
     boolean chat = route == Route.ROUTE_CHAT_COMPLETIONS;
     Completion.Builder out = Completion.newBuilder()
         .setId((chat ? "chatcmpl-" : "cmpl-") + start.requestId())
         .setModel(start.model())
         .setRoute(route)
-        .setText(text.toString())
+        .setText(a.text())
         .setCreated(start.createdEpochSeconds())
-        .setUsage(usage != null ? usage : Usage.newBuilder()
-            .setCompletionTokens(tokens).setTotalTokens(tokens).build());
-    if (finishReason != null) {
-      out.setFinishReason(finishReason);
+        .setUsage(a.usage() != null ? a.usage() : Usage.newBuilder()
+            .setCompletionTokens(a.completionTokens()).setTotalTokens(a.completionTokens()).build());
+    if (a.finishReason() != null) {
+      out.setFinishReason(a.finishReason());
+    }
+    if (!a.stopReason().isNull()) {
+      out.setStopReasonJson(Json.compact(a.stopReason()));
+    }
+    if (a.logprobs() != null) {
+      out.setLogprobsJson(Json.compact(a.logprobs()));
     }
     if (chat) {
-      out.setRole(role.isEmpty() ? "assistant" : role);
+      out.setRole(a.role()).setReasoning(a.reasoning()).setRefusal(a.refusal());
+      for (ObjectNode call : a.toolCalls()) {
+        out.addToolCalls(toolCall(call));
+      }
     }
     Completion completion = out.build();
-    if (!budget.fits(completion.getSerializedSize())) {
-      throw new OverflowException(budget.overLimitMessage());
-    }
+    answer.fits(completion.getSerializedSize());
     return completion;
   }
 
-  private void take(@Nullable String finish, @Nullable Usage chunkUsage, String chunkRole) {
-    if (finish != null) {
-      finishReason = finish;
-    }
-    if (chunkUsage != null) {
-      usage = chunkUsage;
-    }
-    if (!chunkRole.isEmpty()) {
-      role = chunkRole;
-    }
+  /** A merged tool call ({@code {id, type, function: {name, arguments}}}, id and name present). */
+  private static ToolCall toolCall(ObjectNode call) {
+    JsonNode function = call.path("function");
+    return ToolCall.newBuilder()
+        .setId(call.path("id").asText())
+        .setType(call.path("type").asText("function"))
+        .setFunction(FunctionCall.newBuilder()
+            .setName(function.path("name").asText())
+            .setArguments(function.path("arguments").asText()))
+        .build();
   }
 }

@@ -2,7 +2,7 @@ package narwhal.grpc;
 
 import io.grpc.Metadata;
 import io.grpc.Status;
-import narwhal.api.CanonicalCode;
+import narwhal.api.FailurePolicy;
 import narwhal.api.RouterError;
 import narwhal.proto.v1.StreamError;
 import narwhal.proto.v1.StreamEvent;
@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link RouterError} as a gRPC client receives it: the status from the shared table
- * ({@link CanonicalCode}), the HTTP front-end's message as its description, and the rest of the
+ * ({@link FailurePolicy#grpcCode}), the HTTP front-end's message as its description, and the rest of the
  * OpenAI envelope in trailers.
  */
 final class GrpcErrors {
@@ -31,13 +31,13 @@ final class GrpcErrors {
   private GrpcErrors() {}
 
   static Status status(RouterError error) {
-    return Status.fromCode(Status.Code.valueOf(CanonicalCode.of(error).name()))
+    return Status.fromCode(Status.Code.valueOf(FailurePolicy.grpcCode(error).name()))
         .withDescription(error.message());
   }
 
   static Metadata trailers(RouterError error, @Nullable String requestId) {
     Metadata trailers = requestTrailers(requestId);
-    trailers.put(HTTP_STATUS, Integer.toString(error.status()));
+    trailers.put(HTTP_STATUS, Integer.toString(FailurePolicy.httpStatus(error)));
     trailers.put(ERROR_TYPE, printable(error.type()));
     if (error.code() != null) {
       trailers.put(ERROR_CODE, printable(error.code()));
@@ -62,7 +62,7 @@ final class GrpcErrors {
   /** The terminal event of a stream that fails after output was sent. */
   static StreamEvent event(RouterError error) {
     StreamError.Builder e = StreamError.newBuilder()
-        .setStatus(error.status())
+        .setStatus(FailurePolicy.httpStatus(error))
         .setMessage(error.message())
         .setType(error.type());
     if (error.code() != null) {

@@ -7,6 +7,7 @@ import narwhal.api.CompletionService;
 import narwhal.api.ResponseBudget;
 import narwhal.api.ResponseStart;
 import narwhal.api.RouterError;
+import narwhal.openai.AnswerAssembler;
 import narwhal.proto.v1.Completion;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.StreamEvent;
@@ -14,10 +15,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * {@code Complete}: the events assembled into one {@link Completion}, sent once the engine
- * stream completes. Every failure is a plain status. An answer over
- * {@code serving.max_response_bytes} is not sent: the request is aborted (journal {@code failed},
- * {@code response_limit}) and the client gets UNAVAILABLE (502 {@code decode}) naming the limit,
- * as an HTTP client would.
+ * stream completes. Every failure is a plain status. An answer that cannot be built (more than
+ * {@code serving.max_response_bytes}, or engine output that forms no answer, such as a tool call
+ * without an id) is not sent: the request is aborted (journal {@code failed}, {@code
+ * response_limit} or {@code invalid_response}) and the client gets UNAVAILABLE (502 {@code
+ * decode}) with the reason, as an HTTP client would.
  */
 final class UnaryCall extends CompletionCall<Completion> {
 
@@ -54,8 +56,8 @@ final class UnaryCall extends CompletionCall<Completion> {
     }
     try {
       assembler().add(event);
-    } catch (CompletionAssembler.OverflowException e) {
-      overLimit(e);
+    } catch (AnswerAssembler.AssemblyException e) {
+      unassemblable(e);
     }
   }
 
@@ -69,9 +71,9 @@ final class UnaryCall extends CompletionCall<Completion> {
     Completion completion;
     try {
       completion = assembler().build(rs);
-    } catch (CompletionAssembler.OverflowException e) {
+    } catch (AnswerAssembler.AssemblyException e) {
       // Called from inside the core's completion: the core journals the failure, not a success.
-      overLimit(e);
+      unassemblable(e);
       return;
     }
     call.sendHeaders(headers(rs));
@@ -80,13 +82,13 @@ final class UnaryCall extends CompletionCall<Completion> {
   }
 
   /**
-   * The answer is over the limit: the core is told first (it frees the seat before the client
-   * hears anything, and sends the error back when the request was still running, which closes the
+   * The answer cannot be sent: the core is told first (it frees the seat before the client hears
+   * anything, and sends the error back when the request was still running, which closes the
    * call); otherwise the call is closed here.
    */
-  private void overLimit(CompletionAssembler.OverflowException e) {
+  private void unassemblable(AnswerAssembler.AssemblyException e) {
     RouterError error = ClientErrors.unassemblable(e.getMessage());
-    abortHandle(error, ResponseBudget.REASON);
+    abortHandle(error, e.overLimit() ? ResponseBudget.REASON : "invalid_response");
     if (!isTerminal()) {
       respondError(error);
     }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import narwhal.api.ResponseStart;
+import narwhal.openai.AnswerAssembler;
 import narwhal.openai.Json;
 import narwhal.proto.v1.Route;
 import narwhal.proto.v1.Usage;
@@ -43,11 +44,7 @@ final class OpenAiChunks {
   }
 
   static ObjectNode usage(Usage usage) {
-    return Json.mapper()
-        .createObjectNode()
-        .put("prompt_tokens", usage.getPromptTokens())
-        .put("completion_tokens", usage.getCompletionTokens())
-        .put("total_tokens", usage.getTotalTokens());
+    return AnswerAssembler.usageJson(usage);
   }
 
   /** Stamps the router's identity on a chunk or response: id, model and created. */

@@ -10,6 +10,7 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
+import narwhal.api.FailurePolicy;
 import narwhal.api.RouterError;
 import narwhal.openai.Json;
 import org.jspecify.annotations.Nullable;
@@ -41,7 +42,7 @@ final class Responses {
    */
   static FullHttpResponse error(RouterError error, @Nullable String requestId) {
     FullHttpResponse response =
-        json(HttpResponseStatus.valueOf(error.status()), envelope(error, false));
+        json(HttpResponseStatus.valueOf(FailurePolicy.httpStatus(error)), envelope(error, false));
     if (error.retryAfterSeconds() != null) {
       response.headers().setInt(HttpHeaderNames.RETRY_AFTER, error.retryAfterSeconds());
     }
@@ -62,7 +63,7 @@ final class Responses {
     inner.put("type", error.type());
     inner.put("param", error.param());
     if (statusAsCode) {
-      inner.put("code", error.status());
+      inner.put("code", FailurePolicy.httpStatus(error));
     } else {
       inner.put("code", error.code());
     }

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import narwhal.api.FailureClass;
+import narwhal.api.FailurePolicy;
 
 /**
  * One engine's consecutive-failure streaks, one per breaker class. A failure extends its own
@@ -17,10 +18,8 @@ import narwhal.api.FailureClass;
  */
 public final class FailureStreaks {
 
-  /** The classes the breaker counts; the others (rejected, response limit) are not engine faults. */
-  public static final Set<FailureClass> COUNTED = EnumSet.of(
-      FailureClass.CONNECTION, FailureClass.TIMEOUT, FailureClass.OVERLOAD, FailureClass.STREAM,
-      FailureClass.INFERENCE_STATUS, FailureClass.KV_HANDOFF);
+  /** The classes the breaker counts, per {@link FailurePolicy}: engine faults only. */
+  public static final Set<FailureClass> COUNTED = FailurePolicy.breakerClasses();
 
   /** What a success proves, and therefore which streaks it ends. */
   public enum Evidence {

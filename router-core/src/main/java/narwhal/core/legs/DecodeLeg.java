@@ -233,7 +233,7 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
     FailureClass cls = sawMetadata ? FailureClass.OVERLOAD : FailureClass.STREAM;
     fail(new EngineFailure(Phase.DECODE, cls, 504, "engine_timeout", consumer.iid(),
         "no first token within " + Durations.describe(limits.timeoutNanos()) + " from decode engine "
-            + consumer.iid() + " (engine.first_token_timeout_s)", true, null));
+            + consumer.iid() + " (engine.first_token_timeout_s)", null));
   }
 
   /** The armed silence timer fired: fail only if the bound really elapsed since the last chunk. */

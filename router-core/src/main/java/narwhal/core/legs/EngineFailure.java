@@ -2,7 +2,7 @@ package narwhal.core.legs;
 
 import narwhal.spi.Phase;
 import narwhal.api.FailureClass;
-
+import narwhal.api.FailurePolicy;
 import narwhal.api.RouterError;
 import org.jspecify.annotations.Nullable;
 
@@ -22,14 +22,14 @@ public final class EngineFailure extends Exception {
   private final int status;
   private final String reason;
   private final String engineIid;
-  private final boolean transientFault;
+  private final boolean wouldRecur;
 
   /**
+   * A failure whose retryability is its class's ({@link FailurePolicy}).
+   *
    * @param reason the journal's failure reason ({@code engine_unreachable}, {@code engine_timeout},
    *     {@code engine_overloaded}, {@code engine_rejected}, {@code engine_error}, {@code
    *     invalid_response}, {@code response_limit}, ...)
-   * @param transientFault whether a fresh attempt may fix it (transport errors, timeouts, engine
-   *     408/429/5xx); retries also require that no output is visible yet
    */
   public EngineFailure(
       Phase phase,
@@ -38,7 +38,24 @@ public final class EngineFailure extends Exception {
       String reason,
       String engineIid,
       String message,
-      boolean transientFault,
+      @Nullable Throwable cause) {
+    this(phase, failureClass, status, reason, engineIid, message, true, cause);
+  }
+
+  /**
+   * @param mayDifferNextTime false when a fresh attempt would only repeat this fault (the engine
+   *     refused the router's credentials, or answered with something its dialect never sends), so
+   *     it is not retried even if its class is; true leaves the decision to the class's rule in
+   *     {@link FailurePolicy}, which no failure can widen
+   */
+  public EngineFailure(
+      Phase phase,
+      FailureClass failureClass,
+      int status,
+      String reason,
+      String engineIid,
+      String message,
+      boolean mayDifferNextTime,
       @Nullable Throwable cause) {
     super(message, cause);
     this.phase = phase;
@@ -46,7 +63,7 @@ public final class EngineFailure extends Exception {
     this.status = status;
     this.reason = reason;
     this.engineIid = engineIid;
-    this.transientFault = transientFault;
+    this.wouldRecur = !mayDifferNextTime;
   }
 
   public Phase phase() {
@@ -71,8 +88,17 @@ public final class EngineFailure extends Exception {
     return engineIid;
   }
 
+  /**
+   * Whether a fresh attempt may fix it: its class is retryable ({@link FailurePolicy}) and this
+   * fault is not one the engine would repeat. Retries also require that no output is visible yet.
+   */
   public boolean isTransient() {
-    return transientFault;
+    return FailurePolicy.of(failureClass).retryable() && !wouldRecur;
+  }
+
+  /** The policy row of this failure's class: breaker remedy, quarantine, retryability. */
+  public FailurePolicy.Rule rule() {
+    return FailurePolicy.of(failureClass);
   }
 
   public boolean isTimeoutShaped() {

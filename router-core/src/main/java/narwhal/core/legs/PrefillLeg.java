@@ -153,7 +153,7 @@ final class PrefillLeg implements ExchangeHandler {
     exchange.cancel();
     fail(new EngineFailure(Phase.PREFILL, FailureClass.TIMEOUT, 504, "engine_timeout", producer.iid(),
         "prefill engine " + producer.iid() + " did not answer within "
-            + Durations.describe(limits.timeoutNanos()) + " (serving.prefill_timeout_s)", true, null));
+            + Durations.describe(limits.timeoutNanos()) + " (serving.prefill_timeout_s)", null));
   }
 
   private void abandon() {

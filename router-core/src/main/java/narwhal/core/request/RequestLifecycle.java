@@ -1,11 +1,6 @@
 package narwhal.core.request;
 
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -14,18 +9,14 @@ import narwhal.api.RequestHandle;
 import narwhal.api.ResponseStart;
 import narwhal.api.RouterError;
 import narwhal.core.fleet.EngineState;
-import narwhal.core.fleet.Reservation;
 import narwhal.core.outcome.RequestOutcome;
 import narwhal.core.outcome.Terminal;
-import narwhal.core.retry.Backoff;
 import narwhal.time.Scheduler;
 import narwhal.time.Timer;
 import narwhal.core.legs.DecodeCall;
 import narwhal.core.legs.DecodeListener;
 import narwhal.time.Durations;
-import narwhal.core.legs.EngineClient;
 import narwhal.core.legs.EngineFailure;
-import narwhal.api.FailureClass;
 import narwhal.spi.Phase;
 import narwhal.core.legs.TokenCounts;
 import narwhal.spi.PrefillResult;
@@ -34,8 +25,6 @@ import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.StreamEvent;
 import narwhal.proto.v1.StreamOptions;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One client request, from admission to its journal row, as an explicit state machine
@@ -44,12 +33,24 @@ import org.slf4j.LoggerFactory;
  * <p>The request owns, per the spec: handoff-age enforcement, its phase reservations, its retries
  * and its cleanup. Every path out (completion, every failure, the deadline, client disconnect)
  * goes through {@link #end}, which releases reservations and timers exactly once.
+ *
+ * <p>What a failure means (retryable? quarantined? counted by the breaker?) is the failure
+ * policy's ({@code narwhal.api.FailurePolicy}); the request decides only what depends on its own
+ * state: whether output is visible, which engines to exclude, and whether its attempts, deadline
+ * and the shared credits leave room for a retry ({@link RetryGate}). The legs of the current
+ * attempt are in {@link AttemptLegs}; a concurrent handoff's pair is a {@link
+ * ConcurrentHandoffAttempt}.
+ *
+ * <p>Why one class of about 500 lines: it is the request's state machine. Every transition reads
+ * and writes the same loop-confined state (the state, the attempt's engines, the deadline, the
+ * retry credit) and every path must reach {@link #end} exactly once; split across classes, each
+ * would need that state and the exactly-once rule would no longer be checkable in one place. What
+ * is not a transition lives elsewhere: the legs and reservations ({@link AttemptLegs}), the
+ * concurrent pair, the client relay ({@link ClientRelay}), the retry decision, the journal's
+ * attempt entries ({@link AttemptFailures}) and the mapping of leg errors ({@link LegErrors}).
  */
 final class RequestLifecycle implements RequestHandle, DecodeListener {
 
-  private static final Logger log = LoggerFactory.getLogger(RequestLifecycle.class);
-  /** Metadata events held before the first token (e.g. the chat role chunk), as in the Python router. */
-  private static final int MAX_EVENTS_BEFORE_FIRST_TOKEN = 64;
 
   private final RouterRuntime rt;
   private final CompletionRequest request;
@@ -71,17 +72,15 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   private boolean retryCreditHeld;
   private int attempts;
   private final Set<String> excluded = new HashSet<>();
-  private final List<Map<String, Object>> attemptFailures = new ArrayList<>();
+  private final AttemptFailures attemptFailures = new AttemptFailures();
 
   private @Nullable EngineState producer;
   private @Nullable EngineState consumer;
-  private @Nullable Reservation prefillReservation;
-  private @Nullable Reservation decodeReservation;
-  private @Nullable CompletableFuture<PrefillResult> prefillCall;
-  private @Nullable DecodeCall decodeCall;
+  private final AttemptLegs legs = new AttemptLegs();
+  /** The current attempt's pair when its handoff is concurrent; null for a sequential handoff. */
+  private @Nullable ConcurrentHandoffAttempt concurrent;
 
-  private final ArrayDeque<StreamEvent> heldBeforeFirstToken = new ArrayDeque<>();
-  private boolean paused;
+  private final ClientRelay relay;
   private long ttftNanos = -1;
   private long firstByteNanos = -1;
   private int tokens;
@@ -106,6 +105,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     this.loop = loop;
     this.arrivalNanos = arrivalNanos;
     this.requestId = requestId;
+    this.relay = new ClientRelay(sink, legs);
     this.deadlineNanos = rt.settings().deadlineNanos(arrivalNanos, clientDeadlineNanos);
     boolean clientFirst = deadlineNanos != arrivalNanos + rt.settings().requestTimeoutNanos();
     this.deadlineLimit = clientFirst
@@ -156,6 +156,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   private void startAttempt() {
     timeline.attemptStarted(loop.nanoTime());
     state = RequestState.PREFILL_PLACEMENT;
+    concurrent = null;
     producer = rt.fleet().pickPrefill(excluded, loop.nanoTime());
     if (producer == null) {
       failNoEngine("prefill");
@@ -169,12 +170,12 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     attempts++;
     retryCreditHeld = false;
     state = RequestState.PREFILL;
-    prefillReservation = producer.reservePrefill();
+    legs.prefillReservation = producer.reservePrefill();
     int attempt = attempts;
     timeline.prefillDispatched(loop.nanoTime());
     CompletableFuture<PrefillResult> call =
         rt.engines().prefill(producer.spec(), request, rt.settings().prefillLimits(), loop);
-    prefillCall = call;
+    legs.prefillCall = call;
     call.whenComplete((result, error) -> {
       // Stale callbacks (a cancelled attempt) are ignored: only the live attempt moves the state.
       if (attempt == attempts && state == RequestState.PREFILL) {
@@ -185,10 +186,10 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
 
   private void onPrefillDone(@Nullable PrefillResult handoff, @Nullable Throwable error) {
     timeline.prefillDone(loop.nanoTime());
-    release(prefillReservation);
-    prefillCall = null;
+    legs.releasePrefill();
+    legs.prefillCall = null;
     if (error != null) {
-      onAttemptFailed(asEngineFailure(error, Phase.PREFILL));
+      onAttemptFailed(LegErrors.asEngineFailure(error, Phase.PREFILL));
       return;
     }
     long now = loop.nanoTime();
@@ -206,26 +207,21 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
       return;
     }
     state = RequestState.DECODE;
-    decodeReservation = consumer.reserveDecode();
+    legs.decodeReservation = consumer.reserveDecode();
     timeline.decodeDispatched(now);
     DecodeCall call = rt.engines().decode(
         consumer.spec(), decodeRequest(), handoff, rt.settings().decodeLimits(), loop, this);
     // A leg can fail inside decode() (an invalid descriptor is rejected before anything is sent);
     // then the state has already moved on and the finished leg must not be kept.
     if (state == RequestState.DECODE) {
-      decodeCall = call;
+      legs.decodeCall = call;
       // Only now is the handoff known to be usable: a descriptor the decode leg rejects is the
       // producer's kv_handoff failure and must not be cleared by this success.
       rt.health().prefillSucceeded(producer.iid());
     }
   }
 
-  /**
-   * A concurrent handoff (e.g. SGLang): the pair is placed up front and both legs carry one
-   * rendezvous and run at once. The decode leg streams to the client as usual; the prefill leg's
-   * answer only confirms the producer's part (and marks {@code ttft_s}). Either leg failing
-   * cancels the other, so no leg outlives its sibling.
-   */
+  /** A concurrent handoff: the pair is placed up front and both legs run at once. */
   private void startConcurrentAttempt() {
     long now = loop.nanoTime();
     state = RequestState.DECODE_PLACEMENT;
@@ -237,74 +233,28 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     attempts++;
     retryCreditHeld = false;
     state = RequestState.DECODE;
-    prefillReservation = producer.reservePrefill();
-    decodeReservation = consumer.reserveDecode();
     int attempt = attempts;
-    timeline.legsDispatchedTogether(now);
-    EngineClient.ConcurrentLegs legs = rt.engines().concurrent(producer.spec(), consumer.spec(), request,
-        decodeRequest(), rt.settings().prefillLimits(), rt.settings().decodeLimits(), loop, this);
-    if (state != RequestState.DECODE) {
-      return; // the rendezvous was refused before anything was sent; onFailure has moved on
-    }
-    decodeCall = legs.decode();
-    prefillCall = legs.prefill();
-    legs.prefill().whenComplete((result, error) -> {
-      if (attempt == attempts && prefillCall == legs.prefill() && state != RequestState.DONE) {
-        onConcurrentPrefillDone(error);
-      }
-    });
-  }
+    EngineState p = producer;
+    concurrent = new ConcurrentHandoffAttempt(p, consumer, legs, loop, timeline);
+    concurrent.dispatch(rt.engines(), rt.settings(), request, decodeRequest(), this,
+        () -> state == RequestState.DECODE,
+        () -> attempt == attempts && state != RequestState.DONE,
+        new ConcurrentHandoffAttempt.Producer() {
+          @Override
+          public void answered(long at) {
+            ttftNanos = at - arrivalNanos;
+            rt.health().prefillSucceeded(p.iid());
+          }
 
-  private void onConcurrentPrefillDone(@Nullable Throwable error) {
-    prefillCall = null;
-    release(prefillReservation);
-    long now = loop.nanoTime();
-    timeline.concurrentPrefillDone(now);
-    if (error == null) {
-      ttftNanos = now - arrivalNanos;
-      rt.health().prefillSucceeded(producer.iid());
-      return;
-    }
-    EngineFailure failure = asEngineFailure(error, Phase.PREFILL);
-    // The consumer cannot finish without its producer: end the decode leg with it.
-    if (decodeCall != null) {
-      decodeCall.cancel();
-      decodeCall = null;
-    }
-    release(decodeReservation);
-    timeline.legEnded(now);
-    if (state == RequestState.RELAY) {
-      failAfterOutput(failure);
-      return;
-    }
-    onAttemptFailed(failure);
-  }
-
-  /**
-   * In a concurrent handoff, ends the prefill leg when its decode sibling has failed. A decode
-   * the consumer had accepted (a 200 stream head) that then timed out without a token while the
-   * producer had still not answered was waiting on the producer: that failure is the producer's,
-   * a prefill timeout. A consumer that answered an error status itself (408 and 504 included), or
-   * never sent its response head within the first-token budget, failed on its own: the spec counts
-   * response-header delays against the decode's first-token budget, and the producer is then the
-   * one left waiting (SGLang's prefill answers only once its decode has joined the rendezvous).
-   */
-  private EngineFailure stopConcurrentPrefill(EngineFailure decodeFailure, boolean consumerAccepted) {
-    // Harmless after a sequential prefill, which released its reservation when it answered.
-    release(prefillReservation);
-    CompletableFuture<PrefillResult> sibling = prefillCall;
-    if (sibling == null) {
-      return decodeFailure;
-    }
-    // Cleared first: cancelling completes the future, and its callback must see a stale leg.
-    prefillCall = null;
-    sibling.cancel(false);
-    if (tokens == 0 && consumerAccepted && decodeFailure.isTimeoutShaped() && producer != null) {
-      return new EngineFailure(Phase.PREFILL, FailureClass.TIMEOUT, 504, "engine_timeout", producer.iid(),
-          "prefill engine " + producer.iid() + " had not answered when decode engine " + decodeFailure.engineIid()
-              + " gave up waiting for the KV cache: " + decodeFailure.getMessage(), true, null);
-    }
-    return decodeFailure;
+          @Override
+          public void failed(EngineFailure failure) {
+            if (state == RequestState.RELAY) {
+              failAfterOutput(failure);
+            } else {
+              onAttemptFailed(failure);
+            }
+          }
+        });
   }
 
   /**
@@ -324,7 +274,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   private void onHandoffExpired(PrefillResult handoff, long bound, long now) {
     String message = "KV handoff expired before decode dispatch: it was "
         + Durations.describe(handoff.ageNanos(now)) + " old, over the bound of " + Durations.describe(bound);
-    recordAttemptFailure("prefill", producer.iid(), "handoff_expired", message);
+    attemptFailures.add(attempts, "prefill", producer.iid(), "handoff_expired", message);
     // A retry must use a new producer; the expired handoff is abandoned.
     excluded.add(producer.iid());
     if (!retryIfPermitted(true)) {
@@ -346,36 +296,24 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
       if (state != RequestState.RELAY) {
         commit();
       }
-      deliver(event);
+      relay.deliver(event);
     } else if (state == RequestState.RELAY) {
-      deliver(event);
-    } else if (heldBeforeFirstToken.size() < MAX_EVENTS_BEFORE_FIRST_TOKEN) {
-      heldBeforeFirstToken.add(event);
+      relay.deliver(event);
+    } else {
+      relay.hold(event);
     }
   }
 
   private void commit() {
     firstByteNanos = loop.nanoTime() - arrivalNanos;
     state = RequestState.RELAY;
-    sink.onStart(new ResponseStart(requestId, rt.settings().model(), rt.wallClock().millis() / 1000));
-    while (!heldBeforeFirstToken.isEmpty()) {
-      sink.onEvent(heldBeforeFirstToken.poll());
-    }
-  }
-
-  private void deliver(StreamEvent event) {
-    sink.onEvent(event);
-    if (!paused && !sink.isWritable() && decodeCall != null) {
-      paused = true;
-      decodeCall.pause();
-    }
+    relay.commit(new ResponseStart(requestId, rt.settings().model(), rt.wallClock().millis() / 1000));
   }
 
   @Override
   public void clientWritable() {
-    if (paused && state == RequestState.RELAY && decodeCall != null) {
-      paused = false;
-      decodeCall.resume();
+    if (state == RequestState.RELAY) {
+      relay.clientWritable();
     }
   }
 
@@ -384,7 +322,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     if (state == RequestState.DONE) {
       return;
     }
-    decodeCall = null;
+    legs.decodeCall = null;
     rt.health().decodeSucceeded(consumer.iid());
     rt.retryBudget().onSuccess();
     end(Terminal.COMPLETED, null, null);
@@ -396,10 +334,13 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
       return;
     }
     // Read before the leg is dropped: whether the consumer had accepted it decides the blame.
-    boolean consumerAccepted = decodeCall != null && decodeCall.accepted();
-    decodeCall = null;
-    release(decodeReservation);
-    EngineFailure failure = stopConcurrentPrefill(decodeFailure, consumerAccepted);
+    boolean consumerAccepted = legs.decodeCall != null && legs.decodeCall.accepted();
+    legs.decodeCall = null;
+    legs.releaseDecode();
+    // Harmless after a sequential prefill, which released its reservation when it answered.
+    legs.releasePrefill();
+    EngineFailure failure = concurrent == null ? decodeFailure
+        : concurrent.decodeFailed(decodeFailure, consumerAccepted, tokens);
     if (state == RequestState.RELAY) {
       failAfterOutput(failure);
       return;
@@ -434,32 +375,15 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   }
 
   /**
-   * Starts the backoff to a fresh attempt when the fault is transient, an attempt remains, the
-   * original deadline leaves room for the backoff and a shared credit is free (taken last, so a
-   * refused retry spends none). Notes the decision on the failed attempt's journal entry as its
-   * {@code retry_reason}. Returns false, doing nothing else, when no retry follows.
+   * Starts the backoff to a fresh attempt when {@link RetryGate} allows one, noting its decision on
+   * the failed attempt's journal entry as its {@code retry_reason}. Returns false, doing nothing
+   * else, when no retry follows.
    */
   private boolean retryIfPermitted(boolean transientFault) {
-    boolean attemptLeft = attempts < rt.settings().maxAttempts();
-    long delay = transientFault && attemptLeft
-        ? rt.backoff().delayNanos(attempts, deadlineNanos - loop.nanoTime())
-        : Backoff.NO_TIME_LEFT;
-    RetryReason reason;
-    if (!transientFault) {
-      reason = RetryReason.NON_TRANSIENT;
-    } else if (!attemptLeft) {
-      reason = RetryReason.ATTEMPT_LIMIT;
-    } else if (delay == Backoff.NO_TIME_LEFT) {
-      // The backoff floor would reach the deadline: the failure is returned as it is, not
-      // replaced by a deadline 504 from a retry that never had time to run.
-      reason = RetryReason.ORIGINAL_DEADLINE;
-    } else if (!rt.retryBudget().tryAcquire()) {
-      reason = RetryReason.SHARED_BUDGET;
-    } else {
-      reason = RetryReason.ALLOWED;
-    }
-    noteRetryReason(reason);
-    if (reason != RetryReason.ALLOWED) {
+    RetryGate.Decision decision = new RetryGate(rt.backoff(), rt.retryBudget(), rt.settings().maxAttempts())
+        .decide(transientFault, attempts, deadlineNanos - loop.nanoTime());
+    noteRetryReason(decision.reason());
+    if (!decision.allowed()) {
       return false;
     }
     retryCreditHeld = true;
@@ -468,15 +392,12 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
       if (state == RequestState.BACKOFF) {
         startAttempt();
       }
-    }, delay, TimeUnit.NANOSECONDS);
+    }, decision.delayNanos(), TimeUnit.NANOSECONDS);
     return true;
   }
 
-  /** Records, on the latest failed attempt's journal entry, whether and why not a retry followed. */
   private void noteRetryReason(RetryReason reason) {
-    if (!attemptFailures.isEmpty()) {
-      attemptFailures.get(attemptFailures.size() - 1).put("retry_reason", reason.journalName());
-    }
+    attemptFailures.noteRetryReason(reason);
   }
 
   private void failNoEngine(String phase) {
@@ -494,26 +415,13 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     rt.health().legFailed(failure, producerIid);
   }
 
+  /** Keeps the engine out for {@code recovery.failure_quarantine_s} when the policy says so. */
   private void quarantine(EngineFailure failure) {
     long q = rt.settings().quarantineNanos();
     EngineState engine = rt.fleet().get(failure.engineIid());
-    if (q > 0 && engine != null && isEngineFault(failure.failureClass())) {
+    if (q > 0 && engine != null && failure.rule().quarantines()) {
       engine.quarantineUntil(loop.nanoTime() + q);
     }
-  }
-
-  /**
-   * Whether a failure says the engine itself is unwell, so quarantine should keep it out. An
-   * engine's rejection of the request (a 4xx other than 408/429, class REJECTED) is about the
-   * client's request (the breaker counts it as a sign of
-   * health), and a response over the router's size limit is the router's rule: quarantining for
-   * those would let one client's bad request take a healthy engine out of placement.
-   */
-  private static boolean isEngineFault(FailureClass failureClass) {
-    return switch (failureClass) {
-      case CONNECTION, TIMEOUT, OVERLOAD, STREAM, INFERENCE_STATUS, KV_HANDOFF -> true;
-      case REJECTED, RESPONSE_LIMIT -> false;
-    };
   }
 
   private void onDeadline() {
@@ -553,17 +461,8 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
       retryCreditHeld = false;
       rt.retryBudget().refund();
     }
-    if (prefillCall != null) {
-      prefillCall.cancel(false);
-      prefillCall = null;
-    }
-    if (decodeCall != null) {
-      decodeCall.cancel();
-      decodeCall = null;
-    }
-    release(prefillReservation);
-    release(decodeReservation);
-    heldBeforeFirstToken.clear();
+    legs.endAll();
+    relay.clear();
     timeline.legEnded(loop.nanoTime());
     // Freed before the client hears the outcome, so a request it sends next finds the seat.
     if (ticket != null) {
@@ -619,55 +518,19 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
         .placement(producer == null ? null : producer.iid(), consumer == null ? null : consumer.iid())
         .reason(reason)
         .error(error)
-        .attempts(attempts, timeline.decodeAttempts(), attemptFailures)
+        .attempts(attempts, timeline.decodeAttempts(), attemptFailures.entries())
         .timing(ticket == null ? null : ticket.seat().queueWaitNanos(now), timeline.routerOverheadNanos(),
             now - arrivalNanos, timeline.upstreamNanos())
-        .cancelledPhase(terminal == Terminal.CANCELLED ? cancelledPhase(endedIn) : null)
+        .cancelledPhase(terminal == Terminal.CANCELLED ? endedIn.cancelledPhase() : null)
         .build();
-  }
-
-  private static String cancelledPhase(RequestState endedIn) {
-    return switch (endedIn) {
-      case ADMITTED -> "queue";
-      case RELAY -> "decode";
-      default -> endedIn.name().toLowerCase(java.util.Locale.ROOT);
-    };
   }
 
   private void recordAttemptFailure(EngineFailure f) {
     timeline.legEnded(loop.nanoTime());
-    recordAttemptFailure(f.phase().wireName(), f.engineIid(), f.reason(), f.getMessage());
+    attemptFailures.add(attempts, f.phase().wireName(), f.engineIid(), f.reason(), f.getMessage());
     if (f.phase() == Phase.PREFILL) {
       // The failed attempt's decode placement never happened.
       consumer = null;
     }
-  }
-
-  private void recordAttemptFailure(String phase, String iid, String reason, String message) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("attempt", attempts);
-    m.put("phase", phase);
-    m.put("iid", iid);
-    m.put("reason", reason);
-    m.put("message", message);
-    attemptFailures.add(m);
-  }
-
-  private static void release(@Nullable Reservation r) {
-    if (r != null) {
-      r.release();
-    }
-  }
-
-  private static EngineFailure asEngineFailure(Throwable error, Phase phase) {
-    Throwable t = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
-        ? error.getCause() : error;
-    if (t instanceof EngineFailure f) {
-      return f;
-    }
-    // A bug in a dialect or transport must still end the request cleanly, as a 502.
-    log.error("unexpected error in the {} leg", phase.wireName(), t);
-    return new EngineFailure(phase, narwhal.api.FailureClass.INFERENCE_STATUS, 502, "internal",
-        "router", "internal error in the " + phase.wireName() + " leg: " + t, false, t);
   }
 }

@@ -15,5 +15,14 @@ enum RequestState {
   RELAY,
   /** Waiting out the backoff before the next attempt. */
   BACKOFF,
-  DONE
+  DONE;
+
+  /** The journal's {@code cancelled_phase} for a request the client abandoned in this state. */
+  String cancelledPhase() {
+    return switch (this) {
+      case ADMITTED -> "queue";
+      case RELAY -> "decode";
+      default -> name().toLowerCase(java.util.Locale.ROOT);
+    };
+  }
 }
