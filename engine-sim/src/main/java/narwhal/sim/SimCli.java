@@ -5,6 +5,7 @@ import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 
 /**
@@ -13,12 +14,15 @@ import picocli.CommandLine.ParameterException;
  * #main} runs one engine until the JVM is stopped. The flags are {@link SimFlags}, shared with
  * {@code narwhal sim}.
  */
-@Command(name = "narwhal-sim", mixinStandardHelpOptions = true, sortOptions = false, usageHelpWidth = 110,
+@Command(name = "narwhal-sim", sortOptions = false, usageHelpWidth = 110,
     description = "Runs one simulated vLLM (or SGLang) engine until the JVM is stopped.")
 public final class SimCli implements Callable<Integer> {
 
   @Mixin
   private SimFlags flags = new SimFlags();
+
+  @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this text")
+  private boolean help;
 
   private SimCli() {}
 

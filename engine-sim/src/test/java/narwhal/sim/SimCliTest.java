@@ -121,7 +121,7 @@ class SimCliTest {
 
   @Test
   void usageListsTheFlags_withTheBuildersDefaults() {
-    assertThat(SimCli.usage()).contains("--fault=SPEC", "--itl-ms=X", "--kv-port=N", "--help", "--version")
+    assertThat(SimCli.usage()).contains("--fault=SPEC", "--itl-ms=X", "--kv-port=N", "--help")
         .contains("inter-token time, ms (default 5.0)", "remote_port in prefill descriptors (default 5600)");
   }
 
