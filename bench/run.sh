@@ -3,7 +3,8 @@
 #
 #   bench/run.sh                 full sweep: direct, narwhal and nginx arms, interleaved per level, with the
 #                                engines streaming chunked, then (--close-levels, default 1,64) close-delimited
-#   bench/run.sh sweep [flags]   the same with flags (bench/run.sh help lists them)
+#   bench/run.sh sweep [flags]   the same with flags (bench/run.sh sweep --help lists them; bin/narwhal bench
+#                                runs this script)
 #   bench/run.sh profile [flags] the narwhal arm at one level (default 256 streams; --levels N) after the usual
 #                                warm-up, with a CPU profile of the router over the measurement window only:
 #                                async-profiler (from Maven Central, inside the bench jar) attached with jcmd as
@@ -48,8 +49,16 @@ cp "$(find_jar bench narwhal-bench)" "$work/narwhal-bench.jar"
 cp "$(find_jar router-server narwhal-router-server)" "$work/narwhal-router.jar"
 jar="$work/narwhal-bench.jar"
 
+# Help and version need no nginx, fonts or pinning: straight to the harness's own command line.
+case " $mode $* " in
+  *" help "*|*" --help "*|*" -h "*|*" --version "*|*" -V "*)
+    rc=0
+    java -jar "$jar" "$mode" "$@" || rc=$?
+    exit "$rc" ;;
+esac
+
 needs_nginx=yes
-case "$mode" in ceiling|profile|help|--help|-h) needs_nginx=no ;; esac
+case "$mode" in ceiling|profile) needs_nginx=no ;; esac
 case " $* " in *" --arms "*|*" --arms="*) [[ " $* " == *nginx* ]] || needs_nginx=no ;; esac
 nginx_bin="$(command -v nginx || true)"
 [ -z "$nginx_bin" ] && [ -x /usr/sbin/nginx ] && nginx_bin=/usr/sbin/nginx
@@ -93,17 +102,15 @@ case "$mode" in
     run_bench sweep --repo "$repo" --router-jar "$work/narwhal-router.jar" --nginx "${nginx_bin:-nginx}" --command "$cmdline" \
       ${pin_flags[@]+"${pin_flags[@]}"} "$@" ;;
   smoke)
-    run_bench sweep --repo "$repo" --router-jar "$work/narwhal-router.jar" --nginx "${nginx_bin:-nginx}" --levels 4 --warm-s 1 --warm-streams 4 --warmup-s 1 \
-      --measure-s 2 --output-tokens 16 --itl-ms 5 --close-levels 4 --close-warm-s 1 --out "${TMPDIR:-/tmp}/narwhal-bench-smoke" \
+    # smoke's small defaults (one level of 4 streams, seconds per window) are the harness's own.
+    run_bench smoke --repo "$repo" --router-jar "$work/narwhal-router.jar" --nginx "${nginx_bin:-nginx}" \
       --command "$cmdline" ${pin_flags[@]+"${pin_flags[@]}"} "$@" ;;
   profile)
     run_bench profile --repo "$repo" --router-jar "$work/narwhal-router.jar" --command "$cmdline" \
       ${pin_flags[@]+"${pin_flags[@]}"} "$@" ;;
   ceiling)
     run_bench ceiling --repo "$repo" --router-jar "$work/narwhal-router.jar" --command "$cmdline" "$@" ;;
-  help|--help|-h)
-    run_bench help ;;
   *)
-    echo "bench/run.sh: unknown mode '$mode' (sweep, profile, ceiling, smoke, jmh, help)" >&2
+    echo "bench/run.sh: unknown mode '$mode' (sweep, profile, ceiling, smoke, jmh, help; --help lists them)" >&2
     exit 2 ;;
 esac

@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import narwhal.bench.cpu.Pinning;
 import narwhal.bench.fleet.RouterJvmOptions;
@@ -27,6 +27,9 @@ import narwhal.bench.proc.ProcStatus;
 import narwhal.bench.proc.ProcessProbe;
 import narwhal.bench.report.MachineInfo;
 import org.HdrHistogram.Histogram;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * {@code bench ceiling}: holds {@code --streams} slow streams open through one router whose heap
@@ -36,24 +39,73 @@ import org.HdrHistogram.Histogram;
  * <p>Streams last longer than ramp + warm-up + hold, so during the hold window every stream is
  * open at once; the closed loop then replaces each finished stream, and the drain waits for all.
  */
-final class CeilingCommand {
+@Command(name = "ceiling", sortOptions = false,
+    description = "--streams slow streams through the router (JVM options: bin/jvm.options, a 512 MiB heap).")
+final class CeilingCommand implements Callable<Integer> {
 
-  static final Set<String> FLAGS = Set.of("streams", "itl-ms", "output-tokens", "prompt-words", "ramp-s", "hold-s",
-      "warmup-s", "loops", "router-java-opts", "engine-java-opts", "prefill-engines", "decode-engines", "repo", "out",
-      "timeout-s", "command", "router-jar");
+  @Option(names = "--streams", paramLabel = "N", description = "streams held open at once (default ${DEFAULT-VALUE})")
+  private int streams = 8000;
+
+  @Option(names = "--itl-ms", paramLabel = "X", description = "engines' inter-token time (default ${DEFAULT-VALUE})")
+  private double itlMs = 2000;
+
+  @Option(names = "--output-tokens", paramLabel = "N", description = "tokens per stream (default ${DEFAULT-VALUE})")
+  private int outputTokens = 80;
+
+  @Option(names = "--prompt-words", paramLabel = "N", description = "prompt length (default ${DEFAULT-VALUE})")
+  private int promptWords = 32;
+
+  @Option(names = "--ramp-s", paramLabel = "S", description = "default ${DEFAULT-VALUE}")
+  private double rampS = 60;
+
+  @Option(names = "--warmup-s", paramLabel = "S", description = "default ${DEFAULT-VALUE}")
+  private double warmupS = 10;
+
+  @Option(names = "--hold-s", paramLabel = "S", description = "window with every stream open (default ${DEFAULT-VALUE})")
+  private double holdS = 30;
+
+  @Option(names = "--timeout-s", paramLabel = "S", description = "per-stream timeout (default ${DEFAULT-VALUE})")
+  private int timeoutS = 600;
+
+  @Option(names = "--loops", paramLabel = "N", description = "load generator event loops (default ${DEFAULT-VALUE})")
+  private int loops = 2;
+
+  @Option(names = "--prefill-engines", paramLabel = "N", description = "default ${DEFAULT-VALUE}")
+  private int prefillEngines = 2;
+
+  @Option(names = "--decode-engines", paramLabel = "N", description = "default ${DEFAULT-VALUE}")
+  private int decodeEngines = 2;
+
+  @Option(names = "--router-java-opts", paramLabel = "'...'",
+      description = "the router's JVM options (default: the options in <repo>/bin/jvm.options, as bin/narwhal)")
+  private @Nullable String routerJavaOpts;
+
+  @Option(names = "--engine-java-opts", paramLabel = "'...'", description = "default ${DEFAULT-VALUE}")
+  private String engineJavaOpts = "-Xms256m -Xmx1g";
+
+  @Option(names = "--repo", paramLabel = "DIR", description = "the source tree (default ${DEFAULT-VALUE})")
+  private Path repo = Path.of(".");
+
+  @Option(names = "--router-jar", paramLabel = "JAR", description = "the router's runnable jar (default: under --repo)")
+  private @Nullable Path routerJar;
+
+  @Option(names = "--out", paramLabel = "DIR", description = "where results go (default ${DEFAULT-VALUE})")
+  private Path outDir = Path.of("bench/results");
+
+  @Option(names = "--command", paramLabel = "TEXT", description = "the command line the report quotes")
+  private String command = "bench/run.sh ceiling";
 
   private CeilingCommand() {}
 
-  static int run(String[] args, Bench.Env env) throws IOException {
-    Flags f = Flags.parse(args, FLAGS);
-    int streams = f.getInt("streams", 8000);
-    SimSettings sim = new SimSettings("narwhal-sim", 0, 2, 0.02, 0.005, f.getDouble("itl-ms", 2000));
-    int outputTokens = f.getInt("output-tokens", 80);
-    Workload slow = new Workload(sim.model(), f.getInt("prompt-words", 32), outputTokens, 256, sim.seed());
-    Workload warm = new Workload(sim.model(), f.getInt("prompt-words", 32), 4, 256, sim.seed());
-    Duration ramp = Duration.ofMillis((long) (f.getDouble("ramp-s", 60) * 1000));
-    Duration warmup = Duration.ofMillis((long) (f.getDouble("warmup-s", 10) * 1000));
-    Duration hold = Duration.ofMillis((long) (f.getDouble("hold-s", 30) * 1000));
+  @Override
+  public Integer call() throws IOException {
+    Bench.Env env = Bench.Env.detect();
+    SimSettings sim = new SimSettings("narwhal-sim", 0, 2, 0.02, 0.005, itlMs);
+    Workload slow = new Workload(sim.model(), promptWords, outputTokens, 256, sim.seed());
+    Workload warm = new Workload(sim.model(), promptWords, 4, 256, sim.seed());
+    Duration ramp = Duration.ofMillis((long) (rampS * 1000));
+    Duration warmup = Duration.ofMillis((long) (warmupS * 1000));
+    Duration hold = Duration.ofMillis((long) (holdS * 1000));
     double streamSeconds = outputTokens * sim.itlMs() / 1000.0;
     if (streamSeconds <= (ramp.plus(warmup).plus(hold).toMillis()) / 1000.0) {
       throw new IllegalArgumentException(String.format(Locale.ROOT,
@@ -62,13 +114,11 @@ final class CeilingCommand {
           ramp.plus(warmup).plus(hold).toSeconds()));
     }
     // What bin/narwhal runs (bin/jvm.options, whose heap is capped at 512 MiB), as the sweep does.
-    String routerOpts = RouterJvmOptions.choose(
-        f.getOrNull("router-java-opts"), Path.of(f.get("repo", "."))).options();
-    Path dir = Bench.resultsDir(Path.of(f.get("out", "bench/results")), "ceiling-");
-    Stack.Settings settings = new Stack.Settings(f.getInt("prefill-engines", 2), f.getInt("decode-engines", 2), sim,
-        Flags.words(f.get("engine-java-opts", "-Xms256m -Xmx1g")), routerOpts, streams + 1000, true, false, "nginx",
-        "auto", 19_000, Path.of(f.get("repo", ".")),
-        f.has("router-jar") ? Path.of(f.get("router-jar", "")) : null, dir,
+    String routerOpts = RouterJvmOptions.choose(routerJavaOpts, repo).options();
+    Path dir = Bench.resultsDir(outDir, "ceiling-");
+    Stack.Settings settings = new Stack.Settings(prefillEngines, decodeEngines, sim,
+        FlagValues.words(engineJavaOpts), routerOpts, streams + 1000, true, false, "nginx",
+        "auto", 19_000, repo, routerJar, dir,
         // The ceiling measures memory per stream, not latency: every process may use every core.
         Pinning.unpinned(Pinning.allowedCpus(), "the ceiling is not pinned"));
     ProcessProbe probe = ProcessProbe.system();
@@ -78,7 +128,7 @@ final class CeilingCommand {
     Map<String, Object> out = new LinkedHashMap<>();
     String loadBefore = MachineInfo.loadAverage();
     try (Stack stack = Stack.start(settings, env.java(), env.classpath());
-        Generator generator = new Generator(f.getInt("loops", 2))) {
+        Generator generator = new Generator(loops)) {
       long pid = java.util.Objects.requireNonNull(stack.router, "router").pid();
       Stack.log("warming up the router");
       generator.closedLoop(Arm.NARWHAL, warm, stack.targets, 64,
@@ -87,7 +137,7 @@ final class CeilingCommand {
       Snapshot base = Snapshot.take(probe, pid, true);
       Stack.log("idle baseline: " + base);
       Hold phases = new Hold(probe, pid, stack.engines.pids(), generator, hold);
-      Duration timeout = Duration.ofSeconds(f.getInt("timeout-s", 600));
+      Duration timeout = Duration.ofSeconds(timeoutS);
       RunResult r = generator.closedLoop(Arm.NARWHAL, slow, stack.targets, streams,
           new LoadShape(ramp, warmup, hold, timeout, 1000), phases);
       Snapshot held = phases.atHold == null ? Snapshot.take(probe, pid, false) : phases.atHold;
@@ -95,7 +145,7 @@ final class CeilingCommand {
       Histogram itl = r.stats().itlUs();
       double heapPerStreamKb = (held.liveHeapBytes - base.liveHeapBytes) / 1024.0 / streams;
       double rssPerStreamKb = (held.rssKb - base.rssKb) / (double) streams;
-      out.put("command", f.get("command", "bench/run.sh ceiling"));
+      out.put("command", command);
       out.put("machine", machine);
       out.put("streams", streams);
       out.put("load_average_before", loadBefore);

@@ -1,19 +1,11 @@
 package narwhal.bench;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.OptionalInt;
-import java.util.Set;
 import narwhal.bench.cpu.OtherTenants;
 import narwhal.bench.cpu.Pinning;
 import narwhal.bench.fleet.RouterJvmOptions;
@@ -27,7 +19,6 @@ import narwhal.bench.load.Workload;
 import narwhal.bench.proc.ProcessProbe;
 import narwhal.bench.profile.RouterProfiler;
 import narwhal.bench.report.ArmLevel;
-import narwhal.bench.report.LatencyChart;
 import narwhal.bench.report.MachineInfo;
 import narwhal.bench.report.MarkdownReport;
 import org.jspecify.annotations.Nullable;
@@ -48,60 +39,33 @@ import org.jspecify.annotations.Nullable;
  */
 final class SweepCommand {
 
-  static final Set<String> FLAGS = Set.of("levels", "rates", "arms", "prompt-words", "output-tokens", "prompts",
-      "itl-ms", "prefill-ms", "prefill-ms-per-token", "kv-ms-per-token", "prefill-engines", "decode-engines",
-      "warmup-s", "measure-s", "ramp-s", "timeout-s", "loops", "router-java-opts", "engine-java-opts", "nginx",
-      "nginx-workers", "repo", "out", "seed", "max-in-flight", "command", "warm-s", "router-jar", "pin", "proxy-cpu",
-      "cpus", "close-levels", "close-warm-s", "warm-streams");
-
-  /** {@code bench profile}: the sweep's flags for one arm and level, plus the profiler's. */
-  static final Set<String> PROFILE_FLAGS = profileFlags();
-
-  private static final int TOP_FRAMES = 25;
-
-  private final Flags f;
+  private final SweepFlags f;
+  private final ArmFlags a;
+  private final @Nullable ProfilerFlags profilerFlags;
   private final Bench.Env env;
   private final boolean profile;
 
-  private SweepCommand(Flags f, Bench.Env env, boolean profile) {
+  /** A sweep ({@code profilerFlags} null) or a profile run ({@code arms} then unused). */
+  SweepCommand(SweepFlags f, ArmFlags arms, @Nullable ProfilerFlags profilerFlags, Bench.Env env) {
     this.f = f;
+    this.a = arms;
+    this.profilerFlags = profilerFlags;
     this.env = env;
-    this.profile = profile;
+    this.profile = profilerFlags != null;
   }
 
-  static int run(String[] args, Bench.Env env) throws IOException {
-    return new SweepCommand(Flags.parse(args, FLAGS), env, false).sweep();
-  }
-
-  static int profile(String[] args, Bench.Env env) throws IOException {
-    return new SweepCommand(Flags.parse(args, PROFILE_FLAGS), env, true).sweep();
-  }
-
-  /**
-   * {@code bench cpus}: the CPUs the harness itself runs on under these flags (empty when
-   * unpinned), so {@code bench/run.sh} can start the harness's JVM on them.
-   */
-  static int cpus(String[] args) {
-    Set<String> all = new HashSet<>(FLAGS);
-    all.addAll(PROFILE_FLAGS);
-    Pinning p = pinning(Flags.parse(args, all));
-    System.out.println(p.pinned() ? narwhal.bench.cpu.CpuList.format(p.others()) : "");
-    return 0;
-  }
-
-  static Pinning pinning(Flags f) {
-    Pinning.Mode mode = Pinning.Mode.parse(f.get("pin", "auto"));
-    OptionalInt proxy = f.has("proxy-cpu") ? OptionalInt.of(f.getInt("proxy-cpu", -1)) : OptionalInt.empty();
-    return Pinning.detect(mode, proxy, f.has("cpus") ? f.get("cpus", "") : null);
+  int run() throws IOException {
+    return sweep();
   }
 
   private int sweep() throws IOException {
-    boolean open = f.has("rates");
+    boolean open = !profile && a.rates != null;
     List<Double> levels = open
-        ? f.getNumbers("rates", "")
-        : f.getNumbers("levels", profile ? "256" : "1,16,64,256,1024,4096");
-    List<Double> closeLevels = profile ? List.of() : f.getNumbersOrNone("close-levels", "1,64");
-    String tool = f.get("profiler", "async");
+        ? FlagValues.positiveNumbers("--rates", a.rates)
+        : FlagValues.positiveNumbers("--levels", f.levels != null ? f.levels : profile ? "256" : "1,16,64,256,1024,4096");
+    List<Double> closeLevels = profile ? List.of() : FlagValues.positiveNumbersOrNone("--close-levels", a.closeLevels);
+    String tool = profilerFlags == null ? "async" : profilerFlags.profiler;
+    boolean allocProfile = profilerFlags == null || FlagValues.onOff("--alloc-profile", profilerFlags.allocProfile);
     if (!tool.equals("async") && !tool.equals("jfr")) {
       throw new IllegalArgumentException("--profiler must be async or jfr, got '" + tool + "'");
     }
@@ -109,19 +73,16 @@ final class SweepCommand {
       throw new IllegalArgumentException("profile runs one level; --levels has " + levels.size());
     }
     List<Arm> arms = new ArrayList<>();
-    for (String a : f.get("arms", profile ? "narwhal" : "direct,narwhal,nginx").split(",")) {
-      arms.add(Arm.parse(a));
+    for (String arm : (profile ? "narwhal" : a.arms).split(",")) {
+      arms.add(Arm.parse(arm));
     }
-    SimSettings sim = new SimSettings("narwhal-sim", 0, f.getDouble("prefill-ms", 2),
-        f.getDouble("prefill-ms-per-token", 0.02), f.getDouble("kv-ms-per-token", 0.005), f.getDouble("itl-ms", 20));
-    Workload workload = new Workload(sim.model(), f.getInt("prompt-words", 128), f.getInt("output-tokens", 64),
-        f.getInt("prompts", 256), sim.seed());
-    String nginx = f.get("nginx", "nginx");
-    Path repo = Path.of(f.get("repo", "."));
-    RouterJvmOptions routerOptions = RouterJvmOptions.choose(
-        f.getOrNull("router-java-opts"), repo);
-    Pinning pinning = pinning(f);
-    Path dir = Bench.resultsDir(Path.of(f.get("out", "bench/results")), profile ? "profile-" : "");
+    SimSettings sim = new SimSettings("narwhal-sim", 0, f.prefillMs, f.prefillMsPerToken, f.kvMsPerToken, f.itlMs);
+    Workload workload = new Workload(sim.model(), f.promptWords, f.outputTokens, f.prompts, sim.seed());
+    String nginx = f.nginx;
+    Path repo = f.repo;
+    RouterJvmOptions routerOptions = RouterJvmOptions.choose(f.routerJavaOpts, repo);
+    Pinning pinning = f.pinning();
+    Path dir = Bench.resultsDir(f.out, profile ? "profile-" : "");
 
     Stack.log("CPU placement: " + pinning.describe());
     if (!pinning.pinned() && !pinning.note().equals("--pin off")) {
@@ -133,11 +94,11 @@ final class SweepCommand {
           + narwhal.bench.cpu.CpuList.format(pinning.others()) + " (taskset -a -p failed)");
     }
     // One nginx worker when pinned: nginx gets one core, as the router does.
-    String nginxWorkers = f.get("nginx-workers", pinning.pinned() ? "1" : "auto");
-    Stack.Settings settings = new Stack.Settings(f.getInt("prefill-engines", 2), f.getInt("decode-engines", 2), sim,
-        Flags.words(f.get("engine-java-opts", "-Xms256m -Xmx1g")), routerOptions.options(),
+    String nginxWorkers = f.nginxWorkers != null ? f.nginxWorkers : pinning.pinned() ? "1" : "auto";
+    Stack.Settings settings = new Stack.Settings(f.prefillEngines, f.decodeEngines, sim,
+        FlagValues.words(f.engineJavaOpts), routerOptions.options(),
         20_000, arms.contains(Arm.NARWHAL), arms.contains(Arm.NGINX), nginx, nginxWorkers,
-        19_000, repo, f.has("router-jar") ? Path.of(f.get("router-jar", "")) : null, dir, pinning);
+        19_000, repo, f.routerJar, dir, pinning);
     ProcessProbe probe = ProcessProbe.system();
     MachineInfo machine = MachineInfo.detect(arms.contains(Arm.NGINX) ? env.nginxVersion(nginx) : "",
         env.openFilesLimit());
@@ -149,9 +110,9 @@ final class SweepCommand {
     long extraErrors = 0;
     RouterProfiler profiler = null;
     try (Stack stack = Stack.start(settings, env.java(), env.classpath());
-        Generator generator = new Generator(f.getInt("loops", 2))) {
+        Generator generator = new Generator(f.loops)) {
       Runs runs = new Runs(stack, generator, probe, workload, open);
-      runs.warm(arms, f.getDouble("warm-s", 60), ArmLevel.CHUNKED);
+      runs.warm(arms, f.warmS, ArmLevel.CHUNKED);
       if (profile) {
         profiler = RouterProfiler.create(env.java(), java.util.Objects.requireNonNull(stack.router, "router").pid(),
             dir, tool.equals("jfr"));
@@ -160,7 +121,7 @@ final class SweepCommand {
       // other style takes code paths of its own (a connect and a close per stream; reading a body
       // to the connection's end) that the JIT has to compile before a window is fair to either.
       if (!closeLevels.isEmpty()) {
-        double styleWarm = f.getDouble("close-warm-s", 30);
+        double styleWarm = a.closeWarmS;
         Stack.log("switching the engines to close-delimited streams (POST /admin/framing \"close\")");
         stack.engines.setStreamFraming(ArmLevel.CLOSE);
         try {
@@ -180,7 +141,7 @@ final class SweepCommand {
           rows.add(runs.measure(arm, level, ArmLevel.CHUNKED, profiler == null ? Phases.NONE : profiler.cpuWindow()));
         }
       }
-      if (profiler != null && f.getSwitch("alloc-profile", true) && profiler.canProfileAllocations()) {
+      if (profiler != null && allocProfile && profiler.canProfileAllocations()) {
         Stack.log("allocation profile: a second window at " + MarkdownReport.level(levels.get(0)));
         extraErrors += runs.unrecorded(Arm.NARWHAL, levels.get(0), profiler.allocWindow());
       }
@@ -189,7 +150,7 @@ final class SweepCommand {
     String load = "load average (1/5/15 min) " + loadBefore + " at the start, " + MachineInfo.loadAverage()
         + " at the end";
     Stack.log(load);
-    Report report = new Report(dir, rows, levelName, machine, load, workload, sim, settings, open, pinning,
+    SweepReport report = new SweepReport(f, profile, dir, rows, levelName, machine, load, workload, sim, settings, open, pinning,
         routerOptions, profiler, levels.get(0));
     report.write();
     return rows.stream().anyMatch(r -> r.errors() > 0) || extraErrors > 0 ? 1 : 0;
@@ -211,11 +172,11 @@ final class SweepCommand {
     private final ProcessProbe probe;
     private final Workload workload;
     private final boolean open;
-    private final Duration warmup = Duration.ofMillis((long) (f.getDouble("warmup-s", 3) * 1000));
-    private final Duration measure = Duration.ofMillis((long) (f.getDouble("measure-s", 10) * 1000));
-    private final double maxRamp = f.getDouble("ramp-s", 2);
-    private final Duration timeout = Duration.ofSeconds(f.getInt("timeout-s", 120));
-    private final int warmStreams = f.getInt("warm-streams", 256);
+    private final Duration warmup = Duration.ofMillis((long) (f.warmupS * 1000));
+    private final Duration measure = Duration.ofMillis((long) (f.measureS * 1000));
+    private final double maxRamp = f.rampS;
+    private final Duration timeout = Duration.ofSeconds(f.timeoutS);
+    private final int warmStreams = f.warmStreams;
 
     Runs(Stack stack, Generator generator, ProcessProbe probe, Workload workload, boolean open) {
       this.stack = stack;
@@ -282,8 +243,7 @@ final class SweepCommand {
     private RunResult run(Arm arm, double level, Phases phases) {
       if (open) {
         LoadShape shape = LoadShape.of(Duration.ZERO, warmup, measure, timeout);
-        return generator.openLoop(arm, workload, stack.targets, level, f.getInt("seed", 1),
-            f.getInt("max-in-flight", 8000), shape, phases);
+        return generator.openLoop(arm, workload, stack.targets, level, a.seed, a.maxInFlight, shape, phases);
       }
       int c = (int) level;
       Duration ramp = Duration.ofMillis((long) Math.min(maxRamp * 1000, c));
@@ -300,154 +260,5 @@ final class SweepCommand {
         r.ttftP50Ms(), r.ttftP99Ms(), r.itlP50Ms(), r.itlP99Ms(), r.proxyCpuPer1kRequests(), r.proxyCpuPer100kTokens(),
         r.otherCpuCores(), r.noisy() ? " (noisy)" : "", r.errors(),
         r.errors() > 0 ? " (first: " + r.firstError() + ")" : "", drained ? "" : " [did not drain]");
-  }
-
-  /** report.md, results.json and the charts of one run. */
-  private final class Report {
-    private final Path dir;
-    private final List<ArmLevel> rows;
-    private final String levelName;
-    private final MachineInfo machine;
-    private final String load;
-    private final Workload w;
-    private final SimSettings sim;
-    private final Stack.Settings settings;
-    private final boolean open;
-    private final Pinning pinning;
-    private final RouterJvmOptions routerOptions;
-    private final @Nullable RouterProfiler profiler;
-    private final double firstLevel;
-
-    Report(Path dir, List<ArmLevel> rows, String levelName, MachineInfo machine, String load, Workload w,
-        SimSettings sim, Stack.Settings settings, boolean open, Pinning pinning, RouterJvmOptions routerOptions,
-        @Nullable RouterProfiler profiler, double firstLevel) {
-      this.dir = dir;
-      this.rows = rows;
-      this.levelName = levelName;
-      this.machine = machine;
-      this.load = load;
-      this.w = w;
-      this.sim = sim;
-      this.settings = settings;
-      this.open = open;
-      this.pinning = pinning;
-      this.routerOptions = routerOptions;
-      this.profiler = profiler;
-      this.firstLevel = firstLevel;
-    }
-
-    void write() throws IOException {
-      List<ArmLevel> chunked = MarkdownReport.withStyle(rows, ArmLevel.CHUNKED);
-      List<ArmLevel> close = MarkdownReport.withStyle(rows, ArmLevel.CLOSE);
-      String title = "Narwhal vs direct vs nginx: latency by " + levelName;
-      LatencyChart.write(chunked, levelName, title, dir.resolve("latency.png"));
-      if (!close.isEmpty()) {
-        LatencyChart.write(close, levelName, title + " (close-delimited engine streams)",
-            dir.resolve("latency-close.png"));
-      }
-      String command = f.get("command", profile ? "bench/run.sh profile" : "bench/run.sh sweep");
-      String noise = MarkdownReport.noisySummary(rows, levelName);
-      StringBuilder md = new StringBuilder();
-      md.append("# ").append(profile ? "Router profile run " : "Benchmark run ").append(dir.getFileName())
-          .append("\n\n");
-      md.append("Command: `").append(command).append("`\n\n");
-      md.append("Machine: ").append(machine.describe()).append("; ").append(load).append("\n\n");
-      md.append("CPU placement: ").append(pinning.describe());
-      if (settings.withNginx()) {
-        md.append("; nginx `worker_processes ").append(settings.nginxWorkers()).append('`');
-      }
-      md.append(".\n\n");
-      md.append("Workload: ").append(open ? "open-loop Poisson arrivals" : "closed-loop streams").append(", prompt ")
-          .append(w.promptWords()).append(" words, ").append(w.outputTokens()).append(" output tokens; engines ")
-          .append(settings.prefillEngines()).append(" prefill + ").append(settings.decodeEngines())
-          .append(" decode simulators (inter-token ").append(sim.itlMs()).append(" ms, prefill ")
-          .append(sim.prefillMs())
-          .append(" ms + ").append(sim.prefillMsPerToken()).append(" ms/token); warm-up ")
-          .append(f.get("warmup-s", "3")).append(" s, window ").append(f.get("measure-s", "10"))
-          .append(" s per arm and level; router JVM options ").append(routerOptions.describe()).append(".\n\n");
-      md.append(noise).append(" Other tenants' CPU is the machine's busy time (`/proc/stat`) minus that of every ")
-          .append("process the run started and of the harness itself, per second of window.\n\n");
-      section(md, chunked, "Chunked engine streams",
-          "The engines stream `Transfer-Encoding: chunked` on keep-alive connections, as vLLM does.", "latency.png");
-      if (!close.isEmpty()) {
-        section(md, close, "Close-delimited engine streams",
-            "The engines stream with neither `Content-Length` nor `Transfer-Encoding`, `Connection: close`, and close "
-                + "the connection after `[DONE]` (HTTP/1.1 close-delimited bodies, as some OpenAI-compatible servers "
-                + "send): every decode leg needs a new engine connection. Added latency compares narwhal with direct "
-                + "at the same level and style.", "latency-close.png");
-      }
-      if (profiler != null) {
-        md.append(profiler.markdown("The narwhal arm at " + MarkdownReport.level(firstLevel) + " " + levelName
-            + ", over the measurement window only: attached with `jcmd` as the window opened, stopped as it closed.",
-            TOP_FRAMES));
-      }
-      Files.writeString(dir.resolve("report.md"), md.toString());
-      Files.writeString(dir.resolve("results.json"), new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
-          .writeValueAsString(json(command, noise)));
-      System.out.println();
-      System.out.println("Chunked engine streams:");
-      System.out.println(MarkdownReport.table(chunked, levelName));
-      if (!close.isEmpty()) {
-        System.out.println("Close-delimited engine streams:");
-        System.out.println(MarkdownReport.table(close, levelName));
-      }
-      System.out.println(noise);
-      Stack.log("wrote " + dir.resolve("report.md") + ", results.json and the charts");
-    }
-
-    private void section(StringBuilder md, List<ArmLevel> styleRows, String heading, String what, String chart) {
-      if (styleRows.isEmpty()) {
-        return;
-      }
-      md.append("## ").append(heading).append("\n\n").append(what).append(" Latencies in ms.\n\n");
-      md.append(MarkdownReport.table(styleRows, levelName)).append('\n');
-      String ratios = MarkdownReport.cpuRatios(styleRows);
-      if (!ratios.isEmpty()) {
-        md.append("Router CPU per relayed token ÷ nginx's: ").append(ratios).append("\n\n");
-      }
-      md.append("![latency](").append(chart).append(")\n\n");
-    }
-
-    private Map<String, Object> json(String command, String noise) {
-      Map<String, Object> json = new LinkedHashMap<>();
-      json.put("command", command);
-      json.put("machine", machine);
-      json.put("load", load);
-      json.put("mode", open ? "poisson" : "closed");
-      json.put("cpu_pinning", pinning.toJson());
-      if (settings.withNginx()) {
-        json.put("nginx_workers", settings.nginxWorkers());
-      }
-      Map<String, Object> jvm = new LinkedHashMap<>();
-      jvm.put("options", routerOptions.options());
-      jvm.put("source", routerOptions.source());
-      json.put("router_java_options", jvm);
-      json.put("noise_threshold_cores", ArmLevel.NOISY_CORES);
-      List<Map<String, Object>> noisy = new ArrayList<>();
-      for (ArmLevel r : rows) {
-        if (r.noisy()) {
-          Map<String, Object> n = new LinkedHashMap<>();
-          n.put("level", r.level());
-          n.put("arm", r.arm());
-          n.put("engineStyle", r.engineStyle());
-          n.put("otherCpuCores", r.otherCpuCores());
-          noisy.add(n);
-        }
-      }
-      json.put("noisy_windows", noisy);
-      json.put("noise_summary", noise);
-      json.put("rows", rows);
-      if (profiler != null) {
-        json.put("profile", profiler.json(TOP_FRAMES));
-      }
-      return json;
-    }
-  }
-
-  private static Set<String> profileFlags() {
-    Set<String> s = new HashSet<>(FLAGS);
-    s.removeAll(Set.of("rates", "arms", "close-levels", "close-warm-s", "seed", "max-in-flight"));
-    s.addAll(Set.of("alloc-profile", "profiler"));
-    return Set.copyOf(s);
   }
 }

@@ -1,10 +1,14 @@
 package narwhal.sim;
 
+import static java.util.Objects.requireNonNull;
+
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import java.io.IOException;
 import java.util.AbstractMap;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -45,5 +49,18 @@ final class KvExtraFields {
       // Not JSON: the bare text, the common case on a command line.
     }
     return TextNode.valueOf(text);
+  }
+
+  /** An unmodifiable copy of {@code fields}; throws {@link IllegalArgumentException} on a blank name. */
+  static Map<String, JsonNode> freeze(Map<String, JsonNode> fields) {
+    Map<String, JsonNode> copy = new LinkedHashMap<>();
+    fields.forEach((name, value) -> {
+      if (name == null || name.isBlank()) {
+        throw new IllegalArgumentException("a KV extra field name must not be blank");
+      }
+      // Deep copies: a JsonNode is mutable, and options are shared by every connection.
+      copy.put(name, requireNonNull(value, "value of KV extra field " + name).deepCopy());
+    });
+    return Collections.unmodifiableMap(copy);
   }
 }

@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
@@ -107,19 +106,9 @@ public record SimOptions(
     requireNonNull(dialect, "dialect");
     check(bootstrapPort >= 0 && bootstrapPort <= 65535, "bootstrapPort must be 0..65535, got " + bootstrapPort);
     check(kvWaitMillis >= 1, "kvWaitMillis must be at least 1, got " + kvWaitMillis);
-    kvExtraFields = freezeFields(requireNonNull(kvExtraFields, "kvExtraFields"));
+    kvExtraFields = KvExtraFields.freeze(requireNonNull(kvExtraFields, "kvExtraFields"));
     check(apiKey == null || !apiKey.isEmpty(), "apiKey must not be empty (null for none)");
     requireNonNull(streamFraming, "streamFraming");
-  }
-
-  private static Map<String, JsonNode> freezeFields(Map<String, JsonNode> fields) {
-    Map<String, JsonNode> copy = new LinkedHashMap<>();
-    fields.forEach((name, value) -> {
-      check(name != null && !name.isBlank(), "a KV extra field name must not be blank");
-      // Deep copies: a JsonNode is mutable, and options are shared by every connection.
-      copy.put(name, requireNonNull(value, "value of KV extra field " + name).deepCopy());
-    });
-    return Collections.unmodifiableMap(copy);
   }
 
   /** A builder holding the documented defaults and a fresh random engine id. */
@@ -203,107 +192,32 @@ public record SimOptions(
 
     private Builder() {}
 
-    public Builder host(String host) {
-      this.host = host;
-      return this;
-    }
-
-    public Builder port(int port) {
-      this.port = port;
-      return this;
-    }
-
-    public Builder engineId(String engineId) {
-      this.engineId = engineId;
-      return this;
-    }
-
-    public Builder model(String model) {
-      this.model = model;
-      return this;
-    }
-
-    public Builder seed(long seed) {
-      this.seed = seed;
-      return this;
-    }
-
-    public Builder kvHost(String kvHost) {
-      this.kvHost = kvHost;
-      return this;
-    }
-
-    public Builder kvPort(int kvPort) {
-      this.kvPort = kvPort;
-      return this;
-    }
-
-    public Builder tpSize(int tpSize) {
-      this.tpSize = tpSize;
-      return this;
-    }
-
-    public Builder defaultMaxTokens(int defaultMaxTokens) {
-      this.defaultMaxTokens = defaultMaxTokens;
-      return this;
-    }
-
-    public Builder prefillBaseMillis(double prefillBaseMillis) {
-      this.prefillBaseMillis = prefillBaseMillis;
-      return this;
-    }
-
-    public Builder prefillMillisPerToken(double prefillMillisPerToken) {
-      this.prefillMillisPerToken = prefillMillisPerToken;
-      return this;
-    }
-
-    public Builder kvTransferMillisPerToken(double kvTransferMillisPerToken) {
-      this.kvTransferMillisPerToken = kvTransferMillisPerToken;
-      return this;
-    }
-
-    public Builder interTokenMillis(double interTokenMillis) {
-      this.interTokenMillis = interTokenMillis;
-      return this;
-    }
-
-    public Builder loadFactor(double loadFactor) {
-      this.loadFactor = loadFactor;
-      return this;
-    }
-
-    public Builder faults(FaultPlan faults) {
-      this.faults = faults;
-      return this;
-    }
-
+    // Plain setters, one line each: the same as the record's components, documented there.
+    public Builder host(String v) { host = v; return this; }
+    public Builder port(int v) { port = v; return this; }
+    public Builder engineId(String v) { engineId = v; return this; }
+    public Builder model(String v) { model = v; return this; }
+    public Builder seed(long v) { seed = v; return this; }
+    public Builder kvHost(String v) { kvHost = v; return this; }
+    public Builder kvPort(int v) { kvPort = v; return this; }
+    public Builder tpSize(int v) { tpSize = v; return this; }
+    public Builder defaultMaxTokens(int v) { defaultMaxTokens = v; return this; }
+    public Builder prefillBaseMillis(double v) { prefillBaseMillis = v; return this; }
+    public Builder prefillMillisPerToken(double v) { prefillMillisPerToken = v; return this; }
+    public Builder kvTransferMillisPerToken(double v) { kvTransferMillisPerToken = v; return this; }
+    public Builder interTokenMillis(double v) { interTokenMillis = v; return this; }
+    public Builder loadFactor(double v) { loadFactor = v; return this; }
+    public Builder faults(FaultPlan v) { faults = v; return this; }
     /** Shorthand for {@code faults(FaultPlan.of(specs))}. */
     public Builder faults(String... specs) {
       this.faults = FaultPlan.of(specs);
       return this;
     }
 
-    public Builder maxModelLen(int maxModelLen) {
-      this.maxModelLen = maxModelLen;
-      return this;
-    }
-
-    public Builder kvCacheBlocks(int kvCacheBlocks) {
-      this.kvCacheBlocks = kvCacheBlocks;
-      return this;
-    }
-
-    public Builder ioThreads(int ioThreads) {
-      this.ioThreads = ioThreads;
-      return this;
-    }
-
-    public Builder maxRecordedRequests(int maxRecordedRequests) {
-      this.maxRecordedRequests = maxRecordedRequests;
-      return this;
-    }
-
+    public Builder maxModelLen(int v) { maxModelLen = v; return this; }
+    public Builder kvCacheBlocks(int v) { kvCacheBlocks = v; return this; }
+    public Builder ioThreads(int v) { ioThreads = v; return this; }
+    public Builder maxRecordedRequests(int v) { maxRecordedRequests = v; return this; }
     /**
      * Replaces every attested field (the defaults included). Later {@link #attest} calls still
      * apply on top.
@@ -330,21 +244,9 @@ public record SimOptions(
       return this;
     }
 
-    public Builder dialect(SimDialect dialect) {
-      this.dialect = dialect;
-      return this;
-    }
-
-    public Builder bootstrapPort(int bootstrapPort) {
-      this.bootstrapPort = bootstrapPort;
-      return this;
-    }
-
-    public Builder kvWaitMillis(long kvWaitMillis) {
-      this.kvWaitMillis = kvWaitMillis;
-      return this;
-    }
-
+    public Builder dialect(SimDialect v) { dialect = v; return this; }
+    public Builder bootstrapPort(int v) { bootstrapPort = v; return this; }
+    public Builder kvWaitMillis(long v) { kvWaitMillis = v; return this; }
     /**
      * Adds an opaque field to every descriptor a prefill returns, e.g. {@code
      * kvExtraField("x_transfer_hint", Map.of("tier", 2))}: {@code value} is a {@link JsonNode} or
@@ -367,17 +269,9 @@ public record SimOptions(
      * Requires {@code Authorization: Bearer <apiKey>} on every {@code /v1} request, as vLLM's
      * {@code --api-key} does; null (the default) requires nothing.
      */
-    public Builder apiKey(@Nullable String apiKey) {
-      this.apiKey = apiKey;
-      return this;
-    }
-
+    public Builder apiKey(@Nullable String v) { apiKey = v; return this; }
     /** How streamed responses are framed (default {@link StreamFraming#CHUNKED}). */
-    public Builder streamFraming(StreamFraming streamFraming) {
-      this.streamFraming = streamFraming;
-      return this;
-    }
-
+    public Builder streamFraming(StreamFraming v) { streamFraming = v; return this; }
     /** Builds the options; throws {@link IllegalArgumentException} on an out-of-range value. */
     public SimOptions build() {
       String id = engineId != null ? engineId : UUID.randomUUID().toString();

@@ -76,6 +76,6 @@ class AttestationTest {
   void cli_attest_withoutEquals_isRejected() {
     assertThatThrownBy(() -> SimCli.parse(new String[] {"--attest", "vllm_version"}))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("--attest: expected KEY=VALUE");
+        .hasMessageContaining("Invalid value for option '--attest' (KEY=VALUE): expected KEY=VALUE");
   }
 }

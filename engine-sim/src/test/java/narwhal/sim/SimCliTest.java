@@ -48,7 +48,7 @@ class SimCliTest {
     assertThat(options.kvExtraFields().get("x_n").intValue()).isEqualTo(3);
     assertThat(SimCli.parse(new String[0]).kvExtraFields()).isEmpty();
     assertThatThrownBy(() -> SimCli.parse(new String[] {"--kv-extra-field", "nothing"}))
-        .hasMessageContaining("--kv-extra-field: expected NAME=VALUE");
+        .hasMessageContaining("Invalid value for option '--kv-extra-field' (N=VALUE): expected NAME=VALUE");
   }
 
   @Test
@@ -61,7 +61,7 @@ class SimCliTest {
     assertThat(options.kvWaitMillis()).isEqualTo(250);
     assertThat(SimCli.parse(new String[0]).dialect()).isEqualTo(SimDialect.VLLM);
     assertThatThrownBy(() -> SimCli.parse(new String[] {"--dialect", "trtllm"}))
-        .hasMessageContaining("--dialect: dialect must be vllm or sglang, got 'trtllm'");
+        .hasMessageContaining("Invalid value for option '--dialect': dialect must be vllm or sglang, got 'trtllm'");
   }
 
   @Test
@@ -72,7 +72,8 @@ class SimCliTest {
         .isEqualTo(StreamFraming.CHUNKED);
     assertThat(SimCli.parse(new String[0]).streamFraming()).isEqualTo(StreamFraming.CHUNKED);
     assertThatThrownBy(() -> SimCli.parse(new String[] {"--stream-framing", "identity"}))
-        .hasMessageContaining("--stream-framing: stream framing must be chunked or close, got 'identity'");
+        .hasMessageContaining(
+            "Invalid value for option '--stream-framing': stream framing must be chunked or close, got 'identity'");
     assertThat(SimCli.usage()).contains("--stream-framing");
   }
 
@@ -94,18 +95,18 @@ class SimCliTest {
   void badFlagsGiveClearMessages() {
     assertThatThrownBy(() -> SimCli.parse(new String[] {"--bogus", "1"}))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("unknown flag '--bogus'");
+        .hasMessageContaining("Unknown options: '--bogus', '1'");
     assertThatThrownBy(() -> SimCli.parse(new String[] {"--port"}))
-        .hasMessageContaining("--port needs a value");
+        .hasMessageContaining("Missing required parameter for option '--port'");
     assertThatThrownBy(() -> SimCli.parse(new String[] {"--port", "eighty"}))
-        .hasMessageContaining("--port: 'eighty' is not an integer");
+        .hasMessageContaining("Invalid value for option '--port': 'eighty' is not an int");
     assertThatThrownBy(() -> SimCli.parse(new String[] {"--itl-ms", "fast"}))
-        .hasMessageContaining("--itl-ms: 'fast' is not a number");
+        .hasMessageContaining("Invalid value for option '--itl-ms': 'fast' is not a double");
     assertThatThrownBy(() -> SimCli.parse(new String[] {"--fault", "meltdown"}))
-        .hasMessageContaining("--fault")
+        .hasMessageContaining("Invalid value for option '--fault'")
         .hasMessageContaining("unknown fault 'meltdown'");
     assertThatThrownBy(() -> SimCli.parse(new String[] {"--port", "70000"}))
-        .hasMessageContaining("port must be 0..65535");
+        .hasMessageContaining("invalid options: port must be 0..65535, got 70000");
   }
 
   @Test
@@ -119,7 +120,24 @@ class SimCliTest {
   }
 
   @Test
-  void usageListsTheFlags() {
-    assertThat(SimCli.usage()).contains("--fault SPEC").contains("--itl-ms").contains("--kv-port");
+  void usageListsTheFlags_withTheBuildersDefaults() {
+    assertThat(SimCli.usage()).contains("--fault=SPEC", "--itl-ms=X", "--kv-port=N", "--help")
+        .contains("inter-token time, ms (default 5.0)", "remote_port in prefill descriptors (default 5600)");
+  }
+
+  /** What the hand-written parser made of these flags: the builder calls it issued, one per flag. */
+  @Test
+  void representativeFlags_giveTheOptionsTheOldParserGave() {
+    SimOptions parsed = SimCli.parse(new String[] {
+        "--port=8123", "--engine-id", "e-1", "--model", "m", "--itl-ms", "7.5", "--max-model-len", "4096",
+        "--io-threads", "2", "--dialect", "sglang", "--kv-wait-ms", "250", "--api-key", "k",
+        "--stream-framing", "close", "--fault", "status=503,count=1", "--attest", "vllm_version=0.10.2",
+        "--attest", "layers=", "--kv-extra-field", "x_n=3"});
+
+    SimOptions expected = SimOptions.builder().port(8123).engineId("e-1").model("m").interTokenMillis(7.5)
+        .maxModelLen(4096).ioThreads(2).dialect(SimDialect.SGLANG).kvWaitMillis(250).apiKey("k")
+        .streamFraming(StreamFraming.CLOSE).faults(FaultPlan.of("status=503,count=1"))
+        .attest("vllm_version", "0.10.2").withoutAttest("layers").kvExtraField("x_n", 3).build();
+    assertThat(parsed).isEqualTo(expected);
   }
 }

@@ -1,38 +1,45 @@
 package narwhal.server;
 
-import java.io.PrintStream;
 import java.nio.file.Path;
-import java.util.Set;
+import java.util.concurrent.Callable;
 import narwhal.config.FleetConfig;
 import narwhal.config.FleetConfigException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
 
 /**
  * {@code narwhal check --fleet FILE}: preflight without serving. Exit status 0 when everything
  * passes, 1 when any engine or transfer fails, 2 for a usage or fleet-file error.
  */
-final class CheckCommand {
+@Command(name = "check",
+    description = {"Preflight without serving: reaches every engine, checks model and engine_contract, probes every "
+        + "KV transfer. Exit status 0 when all pass, 1 when any fails, 2 for a usage or fleet-file error."})
+final class CheckCommand implements Callable<Integer> {
 
   static final int FAILED = 1;
   static final int CONFIG_ERROR = 2;
 
+  @ParentCommand
+  private Narwhal narwhal;
+
+  @Option(names = "--fleet", required = true, paramLabel = "FILE", description = "the fleet file")
+  private Path fleet;
+
   private CheckCommand() {}
 
-  static int run(String[] args, PrintStream out) {
-    Flags flags = Flags.parse(args, Set.of("fleet"), false);
-    String fleetFile = flags.get("fleet");
-    if (fleetFile == null) {
-      throw new IllegalArgumentException("--fleet FILE is required");
-    }
+  @Override
+  public Integer call() {
     FleetConfig config;
     try {
-      config = FleetFiles.read(Path.of(fleetFile));
+      config = FleetFiles.read(fleet);
     } catch (FleetConfigException e) {
-      out.println("narwhal check: " + fleetFile + " is not a valid fleet file:");
-      e.errors().forEach(line -> out.println("  " + line));
+      narwhal.out.println("narwhal check: " + fleet + " is not a valid fleet file:");
+      e.errors().forEach(line -> narwhal.out.println("  " + line));
       return CONFIG_ERROR;
     }
     PreflightReport report = Preflight.run(config);
-    report.print(out);
+    report.print(narwhal.out);
     return report.passed() ? 0 : FAILED;
   }
 }

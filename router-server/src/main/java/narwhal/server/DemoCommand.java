@@ -10,19 +10,30 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.nio.file.Path;
-import java.util.Set;
+import java.util.concurrent.Callable;
 import narwhal.sim.SimOptions;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.ParentCommand;
 
 /** {@code narwhal demo}: two prefill and two decode simulated engines plus the router, one process. */
-final class DemoCommand {
+@Command(name = "demo", sortOptions = false,
+    description = "A simulated fleet (2 prefill + 2 decode engines) plus the router, in one process.")
+final class DemoCommand implements Callable<Integer> {
+
+  @ParentCommand
+  private Narwhal narwhal;
+
+  @Mixin
+  private ListenFlags listen;
 
   private DemoCommand() {}
 
-  static int run(String[] args, PrintStream out) {
-    Flags flags = Flags.parse(args, Set.of("port", "host", "journal", "grpc-port"), false);
-    String host = flags.get("host", "127.0.0.1");
-    int port = flags.getInt("port", 8000);
+  @Override
+  public Integer call() {
+    PrintStream out = narwhal.out;
+    String host = listen.host;
+    Integer grpcPort = listen.grpcPort();
     EventLoopGroup simGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     // Visible pacing: a token every 20 ms, so streaming can be watched in a terminal.
     SimOptions options = SimOptions.builder().model(DemoFleet.MODEL).interTokenMillis(20).build();
@@ -35,10 +46,9 @@ final class DemoCommand {
     } else {
       preflight.print(out);
     }
-    String journal = flags.get("journal");
     RouterServer server;
     try {
-      server = RouterServer.start(fleet.config(), host, port, flags.grpcPort(), journal == null ? null : Path.of(journal));
+      server = RouterServer.start(fleet.config(), host, listen.port, grpcPort, listen.journal);
     } catch (RuntimeException e) {
       fleet.close();
       simGroup.shutdownGracefully();

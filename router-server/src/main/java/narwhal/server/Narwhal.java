@@ -1,64 +1,92 @@
 package narwhal.server;
 
+import java.io.OutputStreamWriter;
 import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.Arrays;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.HelpCommand;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.UnmatchedArgumentException;
 
-/** The {@code narwhal} command: {@code serve}, {@code sim}, {@code demo}. */
-public final class Narwhal {
+/**
+ * The {@code narwhal} command: {@code serve}, {@code check}, {@code sim}, {@code demo} and {@code
+ * bench}. Exit status 2 for a usage error (an unknown flag, a bad value), with what is wrong and
+ * where the flags are listed.
+ */
+@Command(name = "narwhal", mixinStandardHelpOptions = true, scope = ScopeType.INHERIT,
+    versionProvider = NarwhalVersion.class, sortOptions = false, usageHelpWidth = 110,
+    description = "A router for disaggregated (prefill/decode) LLM inference.",
+    subcommands = {ServeCommand.class, CheckCommand.class, SimCommand.class, DemoCommand.class, BenchCommand.class,
+        HelpCommand.class})
+public final class Narwhal implements Runnable {
 
-  private Narwhal() {}
+  static final int USAGE_ERROR = 2;
+
+  /** Where commands print what they report (a PrintStream, as preflight's report prints to one). */
+  final PrintStream out;
+
+  @Spec
+  private CommandSpec spec;
+
+  private Narwhal(PrintStream out) {
+    this.out = out;
+  }
 
   public static void main(String[] args) {
     System.exit(run(args, System.out, System.err));
   }
 
   static int run(String[] args, PrintStream out, PrintStream err) {
-    String command = args.length == 0 ? "help" : args[0];
-    String[] rest = args.length == 0 ? args : Arrays.copyOfRange(args, 1, args.length);
-    try {
-      switch (command) {
-        case "serve":
-          return ServeCommand.run(rest, out);
-        case "check":
-          return CheckCommand.run(rest, out);
-        case "sim":
-          return SimCommand.run(rest, out);
-        case "demo":
-          return DemoCommand.run(rest, out);
-        case "help":
-        case "--help":
-        case "-h":
-          out.print(usage());
-          return 0;
-        default:
-          err.println("narwhal: unknown command '" + command + "'");
-          err.print(usage());
-          return 2;
-      }
-    } catch (IllegalArgumentException e) {
-      err.println("narwhal " + command + ": " + e.getMessage());
-      return 2;
-    }
+    CommandLine cli = new CommandLine(new Narwhal(out));
+    cli.setOut(new PrintWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), true));
+    cli.setErr(new PrintWriter(new OutputStreamWriter(err, StandardCharsets.UTF_8), true));
+    cli.setParameterExceptionHandler(Narwhal::usageError);
+    cli.setExecutionExceptionHandler(Narwhal::badValue);
+    return cli.execute(args);
   }
 
-  static String usage() {
-    return String.join("\n",
-        "usage: narwhal <command> [flags]",
-        "",
-        "  serve --fleet FILE [--host 127.0.0.1] [--port 8000] [--grpc-port 50051] [--journal PATH]",
-        "        route OpenAI-compatible requests across the fleet FILE describes",
-        "        (runs preflight first; --preflight=warn serves anyway, --preflight=off skips it)",
-        "        and narwhal.v1.Router over gRPC on --grpc-port (0 disables gRPC)",
-        "  check --fleet FILE",
-        "        preflight: reach every engine, check model and engine_contract, probe every KV transfer",
-        "  sim   --port N [--engine-id ID] [--model NAME] [timing and fault flags]",
-        "        run one simulated vLLM engine (narwhal sim --help lists its flags)",
-        "  demo  [--port 8000] [--grpc-port 50051] [--journal PATH]",
-        "        a simulated fleet (2 prefill + 2 decode engines) plus the router, in one process",
-        "");
+  /** {@code narwhal} alone: what it can do. */
+  @Override
+  public void run() {
+    spec.commandLine().usage(out);
+  }
+
+  private static int usageError(ParameterException e, String[] args) {
+    CommandLine cli = e.getCommandLine();
+    PrintWriter err = cli.getErr();
+    String name = cli.getCommandSpec().qualifiedName();
+    boolean unknownCommand = cli.getCommandSpec().parent() == null && e instanceof UnmatchedArgumentException
+        && !((UnmatchedArgumentException) e).getUnmatched().isEmpty()
+        && !((UnmatchedArgumentException) e).getUnmatched().get(0).startsWith("-");
+    if (unknownCommand) {
+      err.println(name + ": unknown command '" + ((UnmatchedArgumentException) e).getUnmatched().get(0) + "' ("
+          + String.join(", ", cli.getSubcommands().keySet()) + ")");
+      err.print(cli.getUsageMessage());
+    } else {
+      err.println(name + ": " + e.getMessage());
+      err.println("'" + name + " --help' lists the flags.");
+    }
+    err.flush();
+    return USAGE_ERROR;
+  }
+
+  /** A value the parser accepted but the command could not use (a port out of range, a bad mode). */
+  private static int badValue(Exception e, CommandLine cli, ParseResult parsed) throws Exception {
+    if (!(e instanceof IllegalArgumentException)) {
+      throw e;
+    }
+    cli.getErr().println(cli.getCommandSpec().qualifiedName() + ": " + e.getMessage());
+    cli.getErr().flush();
+    return USAGE_ERROR;
   }
 
   /** Blocks the calling (main) thread until the process is asked to stop, then closes {@code resources}. */

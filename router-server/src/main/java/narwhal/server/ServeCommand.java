@@ -1,41 +1,55 @@
 package narwhal.server;
 
-import java.io.PrintStream;
 import java.nio.file.Path;
-import java.util.Set;
+import java.util.concurrent.Callable;
 import narwhal.config.FleetConfig;
 import narwhal.config.FleetConfigException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
 
 /** {@code narwhal serve}: the router over a fleet file. */
-final class ServeCommand {
+@Command(name = "serve", sortOptions = false,
+    description = {"Routes OpenAI-compatible requests across the fleet FILE describes, and serves narwhal.v1.Router "
+        + "over gRPC. Runs preflight first (narwhal check) and refuses to serve a fleet that fails it (exit 1)."})
+final class ServeCommand implements Callable<Integer> {
+
+  @ParentCommand
+  private Narwhal narwhal;
+
+  @Option(names = "--fleet", required = true, paramLabel = "FILE", description = "the fleet file")
+  private Path fleet;
+
+  @Mixin
+  private ListenFlags listen;
+
+  @Option(names = "--preflight", paramLabel = "MODE", description = {
+      "enforce (default: refuse to serve when preflight fails), warn (print the failures, serve anyway) or off "
+          + "(skip preflight, e.g. when engines start after the router)"})
+  private String preflight = "enforce";
 
   private ServeCommand() {}
 
-  static int run(String[] args, PrintStream out) {
-    Flags flags = Flags.parse(args, Set.of("fleet", "host", "port", "journal", "preflight", "grpc-port"), false);
-    Preflight.Mode preflight = Preflight.Mode.parse(flags.get("preflight", "enforce"));
-    String fleetFile = flags.get("fleet");
-    if (fleetFile == null) {
-      throw new IllegalArgumentException("--fleet FILE is required");
-    }
+  @Override
+  public Integer call() {
+    Preflight.Mode mode = Preflight.Mode.parse(preflight);
+    Integer grpcPort = listen.grpcPort();
     FleetConfig config;
     try {
-      config = FleetFiles.read(Path.of(fleetFile));
+      config = FleetFiles.read(fleet);
     } catch (FleetConfigException e) {
-      out.println("narwhal serve: " + fleetFile + " is not a valid fleet file:");
-      e.errors().forEach(line -> out.println("  " + line));
-      return 2;
+      narwhal.out.println("narwhal serve: " + fleet + " is not a valid fleet file:");
+      e.errors().forEach(line -> narwhal.out.println("  " + line));
+      return CheckCommand.CONFIG_ERROR;
     }
-    if (!Preflight.gate(config, preflight, out, "narwhal serve")) {
+    if (!Preflight.gate(config, mode, narwhal.out, "narwhal serve")) {
       return CheckCommand.FAILED;
     }
-    String journal = flags.get("journal");
-    RouterServer server = RouterServer.start(config, flags.get("host", "127.0.0.1"), flags.getInt("port", 8000),
-        flags.grpcPort(), journal == null ? null : Path.of(journal));
-    out.println("narwhal: serving http://" + flags.get("host", "127.0.0.1") + ":" + server.port());
+    RouterServer server = RouterServer.start(config, listen.host, listen.port, grpcPort, listen.journal);
+    narwhal.out.println("narwhal: serving http://" + listen.host + ":" + server.port());
     if (server.grpcPort() > 0) {
-      out.println("narwhal: serving gRPC (narwhal.v1.Router) on " + flags.get("host", "127.0.0.1") + ":"
-          + server.grpcPort());
+      narwhal.out.println("narwhal: serving gRPC (narwhal.v1.Router) on " + listen.host + ":" + server.grpcPort());
     }
     // On SIGTERM: stop admitting, let in-flight streams finish (serving.graceful_timeout_s), close.
     Narwhal.awaitShutdown(server.gracefulTimeout(), server::shutdownGracefully);

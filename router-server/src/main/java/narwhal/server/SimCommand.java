@@ -1,25 +1,31 @@
 package narwhal.server;
 
-import java.io.PrintStream;
-import narwhal.sim.SimCli;
+import java.util.concurrent.Callable;
 import narwhal.sim.SimEngine;
+import narwhal.sim.SimFlags;
 import narwhal.sim.SimOptions;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.ParentCommand;
 
 /** {@code narwhal sim}: one simulated vLLM engine as its own process. */
-final class SimCommand {
+@Command(name = "sim", sortOptions = false,
+    description = "Runs one simulated vLLM (or SGLang) engine: timing, faults and attestation as the flags say.")
+final class SimCommand implements Callable<Integer> {
+
+  @ParentCommand
+  private Narwhal narwhal;
+
+  @Mixin
+  private SimFlags flags;
 
   private SimCommand() {}
 
-  static int run(String[] args, PrintStream out) {
-    for (String a : args) {
-      if (a.equals("--help") || a.equals("-h")) {
-        out.print(SimCli.usage());
-        return 0;
-      }
-    }
-    SimOptions options = SimCli.parse(args);
+  @Override
+  public Integer call() {
+    SimOptions options = flags.toOptions();
     SimEngine engine = SimEngine.start(options);
-    out.println("narwhal sim: engine " + engine.engineId() + " serving '" + options.model() + "' on "
+    narwhal.out.println("narwhal sim: engine " + engine.engineId() + " serving '" + options.model() + "' on "
         + engine.baseUrl());
     Narwhal.awaitShutdown(engine);
     return 0;

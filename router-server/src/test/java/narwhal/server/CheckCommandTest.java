@@ -189,13 +189,19 @@ class CheckCommandTest {
   @Test
   void help_listsTheCheckCommand() {
     assertThat(run("help")).isZero();
-    assertThat(out.toString(StandardCharsets.UTF_8)).contains("check --fleet FILE", "--preflight=warn");
+    assertThat(out.toString(StandardCharsets.UTF_8)).contains("check", "Preflight without serving");
+    out.reset();
+    assertThat(run("check", "--help")).isZero();
+    assertThat(out.toString(StandardCharsets.UTF_8)).contains("--fleet=FILE", "Exit status 0 when all pass");
+    out.reset();
+    assertThat(run("serve", "--help")).isZero();
+    assertThat(out.toString(StandardCharsets.UTF_8)).contains("--preflight=MODE", "warn (print the failures");
   }
 
   @Test
   void check_withoutFleet_isAUsageError() {
     assertThat(run("check")).isEqualTo(2);
-    assertThat(err.toString(StandardCharsets.UTF_8)).contains("narwhal check: --fleet FILE is required");
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("narwhal check: Missing required option: '--fleet=FILE'");
   }
 
   @Test

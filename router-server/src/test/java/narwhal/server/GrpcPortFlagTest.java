@@ -3,14 +3,24 @@ package narwhal.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.util.Set;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
-/** {@code --grpc-port}: 50051 unless given, 0 turns gRPC off, anything else must be a port. */
+/**
+ * The flags {@code serve} and {@code demo} share: {@code --grpc-port} is 50051 unless given, 0
+ * turns gRPC off, anything else must be a port; the rest reach the command as given.
+ */
 class GrpcPortFlagTest {
 
+  private static ListenFlags parse(String... args) {
+    ListenFlags flags = new ListenFlags();
+    new CommandLine(flags).parseArgs(args);
+    return flags;
+  }
+
   private static Integer grpcPort(String... args) {
-    return Flags.parse(args, Set.of("grpc-port"), false).grpcPort();
+    return parse(args).grpcPort();
   }
 
   @Test
@@ -33,6 +43,18 @@ class GrpcPortFlagTest {
     assertThatThrownBy(() -> grpcPort("--grpc-port", "70000"))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--grpc-port");
     assertThatThrownBy(() -> grpcPort("--grpc-port", "grpc"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--grpc-port");
+        .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("--grpc-port");
+  }
+
+  @Test
+  void defaults_andGivenValues() {
+    ListenFlags defaults = parse();
+    assertThat(defaults.host).isEqualTo("127.0.0.1");
+    assertThat(defaults.port).isEqualTo(8000);
+    assertThat(defaults.journal).isNull();
+    ListenFlags given = parse("--host", "0.0.0.0", "--port=9000", "--journal", "runs/j.jsonl");
+    assertThat(given.host).isEqualTo("0.0.0.0");
+    assertThat(given.port).isEqualTo(9000);
+    assertThat(given.journal).isEqualTo(Path.of("runs/j.jsonl"));
   }
 }

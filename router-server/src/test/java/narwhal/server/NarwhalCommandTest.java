@@ -9,8 +9,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
-/** The command line's answers to bad input: a clear message and exit status 2, never a stack trace. */
+/**
+ * The command line: help and version exit 0; bad input gets a clear message and exit status 2,
+ * never a stack trace.
+ */
 class NarwhalCommandTest {
 
   private final ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -21,28 +26,92 @@ class NarwhalCommandTest {
         new PrintStream(err, true, StandardCharsets.UTF_8));
   }
 
+  private String out() {
+    return out.toString(StandardCharsets.UTF_8);
+  }
+
+  private String err() {
+    return err.toString(StandardCharsets.UTF_8);
+  }
+
   @Test
   void help_listsTheCommands() {
-    assertThat(run("help")).isZero();
-    assertThat(out.toString(StandardCharsets.UTF_8)).contains("serve --fleet FILE", "sim ", "demo ");
+    for (String help : new String[] {"help", "--help", "-h"}) {
+      out.reset();
+      assertThat(run(help)).as(help).isZero();
+      assertThat(out()).as(help).contains("Usage: narwhal", "serve", "check", "sim", "demo", "bench", "--version");
+    }
+  }
+
+  @Test
+  void noCommand_printsTheCommands() {
+    assertThat(run()).isZero();
+    assertThat(out()).contains("Usage: narwhal", "serve", "demo");
+  }
+
+  @ParameterizedTest
+  @CsvSource({
+      "serve, --fleet=FILE, --port=N, --grpc-port=N, --journal=PATH, --preflight=MODE, --host=HOST",
+      "check, --fleet=FILE, --help, --version, --help, --help, --help",
+      "sim, --port=N, --engine-id=ID, --itl-ms=X, --fault=SPEC, --dialect=D, --api-key=KEY",
+      "demo, --port=N, --grpc-port=N, --journal=PATH, --host=HOST, --help, --version",
+      "bench, bench/run.sh, --help, --version, --help, --help, --help"})
+  void everyCommandsHelp_exitsZero_andListsItsFlags(String command, String a, String b, String c, String d, String e,
+      String f) {
+    assertThat(run(command, "--help")).isZero();
+    assertThat(out()).contains("Usage: narwhal " + command, a, b, c, d, e, f);
+    assertThat(err()).isEmpty();
+  }
+
+  @Test
+  void helpCommand_showsACommandsFlags() {
+    assertThat(run("help", "serve")).isZero();
+    assertThat(out()).contains("Usage: narwhal serve", "--fleet=FILE");
+  }
+
+  @Test
+  void version_isTheProjectVersion() throws Exception {
+    String expected = new String(getClass().getResourceAsStream("/narwhal/server/version.properties").readAllBytes(),
+        StandardCharsets.UTF_8);
+    assertThat(expected).startsWith("version=").doesNotContain("${");
+    assertThat(run("--version")).isZero();
+    assertThat(out().trim()).isEqualTo("narwhal " + expected.substring("version=".length()).trim())
+        .matches("narwhal \\d+\\.\\d+\\.\\d+.*");
+    out.reset();
+    assertThat(run("serve", "--version")).isZero();
+    assertThat(out().trim()).isEqualTo("narwhal " + NarwhalVersion.version());
   }
 
   @Test
   void unknownCommand_isRejectedWithUsage() {
     assertThat(run("route")).isEqualTo(2);
-    assertThat(err.toString(StandardCharsets.UTF_8)).contains("unknown command 'route'", "usage: narwhal");
+    assertThat(err()).contains("narwhal: unknown command 'route' (serve, check, sim, demo, bench, help)",
+        "Usage: narwhal");
   }
 
   @Test
   void serve_withoutFleet_saysWhatIsMissing() {
     assertThat(run("serve")).isEqualTo(2);
-    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--fleet FILE is required");
+    assertThat(err()).contains("narwhal serve: Missing required option: '--fleet=FILE'",
+        "'narwhal serve --help' lists the flags.");
   }
 
   @Test
   void serve_unknownFlag_isRejected() {
     assertThat(run("serve", "--fleet", "f.json", "--prot", "1")).isEqualTo(2);
-    assertThat(err.toString(StandardCharsets.UTF_8)).contains("unknown flag --prot");
+    assertThat(err()).contains("narwhal serve: Unknown options: '--prot', '1'");
+  }
+
+  @Test
+  void serve_badValues_areRejectedWithTheFlagsName() {
+    assertThat(run("serve", "--fleet", "f.json", "--port", "eighty")).isEqualTo(2);
+    assertThat(err()).contains("narwhal serve: Invalid value for option '--port': 'eighty' is not an int");
+    err.reset();
+    assertThat(run("serve", "--fleet", "f.json", "--preflight", "maybe")).isEqualTo(2);
+    assertThat(err()).contains("narwhal serve: --preflight must be enforce, warn or off, got 'maybe'");
+    err.reset();
+    assertThat(run("serve", "--fleet", "f.json", "--grpc-port", "70000")).isEqualTo(2);
+    assertThat(err()).contains("narwhal serve: --grpc-port must be a port (0 disables gRPC), got 70000");
   }
 
   @Test
@@ -52,13 +121,22 @@ class NarwhalCommandTest {
         + "\"slo\":{\"ttft_s\":1,\"tpot_s\":0.1},\"engines\":[{\"iid\":\"a\",\"url\":\"http://127.0.0.1:1\","
         + "\"role\":\"sideways\"}],\"serving\":{\"max_attempts\":0}}");
     assertThat(run("serve", "--fleet", fleet.toString())).isEqualTo(2);
-    String text = out.toString(StandardCharsets.UTF_8);
-    assertThat(text).contains("$.engines[0].role").contains("$.serving.max_attempts");
+    assertThat(out()).contains(fleet + " is not a valid fleet file")
+        .contains("$.engines[0].role").contains("$.serving.max_attempts");
   }
 
   @Test
   void sim_badFlag_isRejected() {
     assertThat(run("sim", "--itl-ms", "fast")).isEqualTo(2);
-    assertThat(err.toString(StandardCharsets.UTF_8)).contains("narwhal sim:");
+    assertThat(err()).contains("narwhal sim: Invalid value for option '--itl-ms': 'fast' is not a double");
+    err.reset();
+    assertThat(run("sim", "--port", "70000")).isEqualTo(2);
+    assertThat(err()).contains("narwhal sim: invalid options: port must be 0..65535, got 70000");
+  }
+
+  @Test
+  void bench_fromThisJar_pointsAtTheHarness() {
+    assertThat(run("bench", "sweep", "--levels", "4")).isEqualTo(2);
+    assertThat(err()).contains("bin/narwhal bench (or bench/run.sh)");
   }
 }
