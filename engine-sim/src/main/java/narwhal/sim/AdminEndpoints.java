@@ -40,10 +40,10 @@ final class AdminEndpoints {
     } else if (method.equals(HttpMethod.DELETE)) {
       engine.setFaults(FaultPlan.none());
     } else if (!method.equals(HttpMethod.GET)) {
-      ObjectNode detail = Json.object().put("detail", "Method Not Allowed");
+      ObjectNode detail = SimJson.object().put("detail", "Method Not Allowed");
       return HttpResponses.json(alloc, 405, detail);
     }
-    ObjectNode body = Json.object();
+    ObjectNode body = SimJson.object();
     engine.faults().plan().specs().forEach(body.putArray("faults")::add);
     return HttpResponses.json(alloc, 200, body);
   }
@@ -57,10 +57,10 @@ final class AdminEndpoints {
         return HttpResponses.json(alloc, 400, ErrorBodies.envelope(400, e.getMessage(), "stream_framing"));
       }
     } else if (!method.equals(HttpMethod.GET)) {
-      ObjectNode detail = Json.object().put("detail", "Method Not Allowed");
+      ObjectNode detail = SimJson.object().put("detail", "Method Not Allowed");
       return HttpResponses.json(alloc, 405, detail);
     }
-    return HttpResponses.json(alloc, 200, Json.object().put("stream_framing", engine.streamFraming().wireName()));
+    return HttpResponses.json(alloc, 200, SimJson.object().put("stream_framing", engine.streamFraming().wireName()));
   }
 
   /** {@code "close"} or {@code {"stream_framing": "close"}}, as for the faults' body shapes. */
@@ -74,7 +74,7 @@ final class AdminEndpoints {
   }
 
   static FullHttpResponse stats(ByteBufAllocator alloc, SimStats stats) {
-    ObjectNode body = Json.object();
+    ObjectNode body = SimJson.object();
     body.put("requests", stats.requests());
     body.put("prefills", stats.prefills());
     body.put("kv_pulls", stats.kvPulls());
@@ -97,7 +97,7 @@ final class AdminEndpoints {
   private static JsonNode bodyValue(String text, String field) {
     JsonNode node;
     try {
-      node = Json.MAPPER.readTree(text);
+      node = SimJson.MAPPER.readTree(text);
     } catch (JsonProcessingException e) {
       throw new IllegalArgumentException("body is not JSON: " + e.getOriginalMessage(), e);
     }

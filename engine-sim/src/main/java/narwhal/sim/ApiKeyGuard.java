@@ -55,7 +55,7 @@ final class ApiKeyGuard {
 
   /** vLLM's 401: a bare string under {@code error}, not an ErrorInfo object. */
   static FullHttpResponse unauthorized(ByteBufAllocator alloc) {
-    ObjectNode body = Json.object();
+    ObjectNode body = SimJson.object();
     body.put("error", "Unauthorized");
     return HttpResponses.json(alloc, 401, body);
   }

@@ -62,11 +62,11 @@ public final class Attestation {
   static @Nullable Object parseValue(String text) {
     try {
       // Trailing tokens must fail, or 0.11.0 would read as the number 0.11.
-      JsonNode node = Json.MAPPER.reader()
+      JsonNode node = SimJson.MAPPER.reader()
           .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
           .readTree(text);
       if (node != null && !node.isMissingNode()) {
-        return Json.MAPPER.convertValue(node, Object.class);
+        return SimJson.MAPPER.convertValue(node, Object.class);
       }
     } catch (java.io.IOException e) {
       // Not JSON (e.g. 0.11.0 or FLASH_ATTN): a bare string, the common case on a command line.
@@ -75,13 +75,13 @@ public final class Attestation {
   }
 
   static ObjectNode body(SimOptions options) {
-    ObjectNode doc = Json.object();
+    ObjectNode doc = SimJson.object();
     doc.put("schema", SCHEMA);
     doc.put("schema_version", 1);
     doc.put("engine_id", options.engineId());
     doc.put("served_model", options.model());
     for (Map.Entry<String, @Nullable Object> e : options.attestation().entrySet()) {
-      doc.set(e.getKey(), Json.MAPPER.valueToTree(e.getValue()));
+      doc.set(e.getKey(), SimJson.MAPPER.valueToTree(e.getValue()));
     }
     return doc;
   }

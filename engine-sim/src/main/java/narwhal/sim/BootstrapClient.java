@@ -144,7 +144,7 @@ final class BootstrapClient {
         return;
       }
       try {
-        JsonNode answer = Json.MAPPER.readTree(body);
+        JsonNode answer = SimJson.MAPPER.readTree(body);
         String state = answer.path("state").asText("");
         String message = answer.path("message").asText("");
         if ("ready".equals(state)) {

@@ -83,7 +83,7 @@ final class BootstrapEndpoint {
     }
     answered = true;
     release();
-    ObjectNode body = Json.object();
+    ObjectNode body = SimJson.object();
     body.put("room", room);
     body.put("state", outcome.state().name().toLowerCase(java.util.Locale.ROOT));
     body.put("message", outcome.message());

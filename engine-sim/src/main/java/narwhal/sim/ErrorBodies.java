@@ -15,7 +15,7 @@ final class ErrorBodies {
     if (dialect == SimDialect.VLLM) {
       return envelope(status, message, param);
     }
-    ObjectNode body = Json.object();
+    ObjectNode body = SimJson.object();
     body.put("object", "error");
     body.put("message", message);
     body.put("type", typeFor(status));
@@ -29,7 +29,7 @@ final class ErrorBodies {
   }
 
   static ObjectNode envelope(int status, String message, @Nullable String param) {
-    ObjectNode error = Json.object();
+    ObjectNode error = SimJson.object();
     error.put("message", message);
     error.put("type", typeFor(status));
     if (param == null) {
@@ -38,7 +38,7 @@ final class ErrorBodies {
       error.put("param", param);
     }
     error.put("code", status);
-    ObjectNode body = Json.object();
+    ObjectNode body = SimJson.object();
     body.set("error", error);
     return body;
   }

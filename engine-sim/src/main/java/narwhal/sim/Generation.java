@@ -59,7 +59,7 @@ final class Generation {
   /** SSE keep-alive comments while a silence fault holds the tokens back. */
   private @Nullable PeriodicWrite comments;
   /** SGLang-style requests only: the bootstrap room this leg meets the other leg in. */
-  private final @Nullable BootstrapRendezvous rendezvous;
+  private final @Nullable RendezvousWait rendezvous;
 
   Generation(ChannelHandlerContext ctx, SimulatedEngineState engine, SimRequest request, RequestFaults faults,
       boolean keepAlive, ResponseCompletion completion) {
@@ -80,7 +80,7 @@ final class Generation {
     String suffix = String.format("%08x", ThreadLocalRandom.current().nextInt());
     this.internalRequestId = request.endpoint() == GenerationEndpoint.COMPLETIONS ? id + "-0-" + suffix : id + "-" + suffix;
     this.rendezvous = request.bootstrapPrefill() || request.bootstrapDecode()
-        ? new BootstrapRendezvous(ctx, engine, request.bootstrap())
+        ? new RendezvousWait(ctx, engine, request.bootstrap())
         : null;
   }
 
@@ -115,7 +115,7 @@ final class Generation {
     scheduleStep(firstToken + TimeUnit.MILLISECONDS.toNanos(faults.silenceFirstMillis));
   }
 
-  private BootstrapRendezvous rendezvous() {
+  private RendezvousWait rendezvous() {
     if (rendezvous == null) {
       throw new IllegalStateException("not a bootstrap request");
     }

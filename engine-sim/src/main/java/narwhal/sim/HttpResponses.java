@@ -103,7 +103,7 @@ final class HttpResponses {
   /** Serialises {@code body} into {@code buf}, releasing {@code buf} if that fails. */
   private static void writeJson(ByteBuf buf, JsonNode body) {
     try (OutputStream out = new ByteBufOutputStream(buf)) {
-      Json.MAPPER.writeValue(out, body);
+      SimJson.MAPPER.writeValue(out, body);
     } catch (IOException | RuntimeException e) {
       buf.release();
       if (e instanceof IOException) {

@@ -41,7 +41,7 @@ final class KvExtraFields {
   static JsonNode parseValue(String text) {
     try {
       // Trailing tokens must fail, or 0.11.0 would read as the number 0.11.
-      JsonNode node = Json.MAPPER.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(text);
+      JsonNode node = SimJson.MAPPER.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(text);
       if (node != null && !node.isMissingNode()) {
         return node;
       }

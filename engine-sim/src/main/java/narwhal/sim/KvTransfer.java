@@ -80,7 +80,7 @@ final class KvTransfer {
     if (fault == KvFault.NONE) {
       return null;
     }
-    ObjectNode params = Json.object();
+    ObjectNode params = SimJson.object();
     if (fault == KvFault.WRONG_CONNECTOR) {
       // A complete, valid NIXL descriptor that names another connector: only a router comparing
       // the producer's connector with the consumer's can tell it is unusable.

@@ -8,7 +8,7 @@ final class ModelList {
 
   static ObjectNode body(SimOptions options) {
     long created = System.currentTimeMillis() / 1000;
-    ObjectNode list = Json.object();
+    ObjectNode list = SimJson.object();
     list.put("object", "list");
     ObjectNode model = list.putArray("data").addObject();
     model.put("id", options.model());

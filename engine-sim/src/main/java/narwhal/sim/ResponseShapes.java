@@ -30,7 +30,7 @@ final class ResponseShapes {
     // mid-stream token chunk of this response, so it is serialised once, by Jackson, from the
     // very chunk tokenChunk builds (with a marker text split out).
     String marker = "@@narwhal-token@@";
-    String event = "data: " + Json.write(tokenChunk(marker, null, null)) + "\n\n";
+    String event = "data: " + SimJson.write(tokenChunk(marker, null, null)) + "\n\n";
     String quotedMarker = "\"" + marker + "\"";
     int at = event.lastIndexOf(quotedMarker);
     this.midStreamEventPrefix = event.substring(0, at).getBytes(StandardCharsets.UTF_8);
@@ -57,7 +57,7 @@ final class ResponseShapes {
 
   /** A chunk carrying one token's text; {@code usage} is set only with continuous usage stats. */
   ObjectNode tokenChunk(String text, @Nullable String finishReason, @Nullable ObjectNode usage) {
-    ObjectNode choice = Json.object();
+    ObjectNode choice = SimJson.object();
     choice.put("index", 0);
     if (endpoint == GenerationEndpoint.CHAT) {
       choice.putObject("delta").put("content", text);
@@ -79,7 +79,7 @@ final class ResponseShapes {
 
   /** The chat stream's first chunk: {@code delta {"role":"assistant","content":""}}. */
   ObjectNode roleChunk(@Nullable ObjectNode usage) {
-    ObjectNode choice = Json.object();
+    ObjectNode choice = SimJson.object();
     choice.put("index", 0);
     choice.putObject("delta").put("role", "assistant").put("content", "");
     choice.putNull("logprobs");
@@ -89,7 +89,7 @@ final class ResponseShapes {
 
   /** A chunk with no new text (an empty delta), sent while the engine is silent. */
   ObjectNode metadataChunk() {
-    ObjectNode choice = Json.object();
+    ObjectNode choice = SimJson.object();
     choice.put("index", 0);
     if (endpoint == GenerationEndpoint.CHAT) {
       choice.putObject("delta");
@@ -115,7 +115,7 @@ final class ResponseShapes {
   }
 
   static ObjectNode usage(int promptTokens, int completionTokens) {
-    ObjectNode usage = Json.object();
+    ObjectNode usage = SimJson.object();
     usage.put("prompt_tokens", promptTokens);
     usage.put("completion_tokens", completionTokens);
     usage.put("total_tokens", promptTokens + completionTokens);
@@ -194,7 +194,7 @@ final class ResponseShapes {
   }
 
   private ObjectNode header(String object) {
-    ObjectNode node = Json.object();
+    ObjectNode node = SimJson.object();
     node.put("id", id);
     node.put("object", object);
     node.put("created", created);

@@ -328,7 +328,7 @@ final class SimHttpHandler extends ChannelInboundHandlerAdapter {
 
   /** FastAPI's own error shape for routing errors: {@code {"detail": "..."}}. */
   private static FullHttpResponse detail(ChannelHandlerContext ctx, int status, String detail) {
-    ObjectNode body = Json.object();
+    ObjectNode body = SimJson.object();
     body.put("detail", detail);
     return HttpResponses.json(ctx.alloc(), status, body);
   }
@@ -347,7 +347,7 @@ final class SimHttpHandler extends ChannelInboundHandlerAdapter {
       return JsonBody.NONE;
     }
     try (ByteBufInputStream in = new ByteBufInputStream(request.content().duplicate())) {
-      JsonNode node = Json.MAPPER.readTree((InputStream) in);
+      JsonNode node = SimJson.MAPPER.readTree((InputStream) in);
       return node == null || node.isMissingNode() ? JsonBody.NONE : new JsonBody(node, null);
     } catch (JsonProcessingException e) {
       return new JsonBody(null, e.getOriginalMessage());

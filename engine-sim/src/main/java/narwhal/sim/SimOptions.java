@@ -254,7 +254,7 @@ public record SimOptions(
      */
     public Builder kvExtraField(String name, @Nullable Object value) {
       kvExtraFields.put(requireNonNull(name, "name"),
-          value == null ? NullNode.getInstance() : Json.MAPPER.valueToTree(value));
+          value == null ? NullNode.getInstance() : SimJson.MAPPER.valueToTree(value));
       return this;
     }
 

@@ -16,7 +16,7 @@ class ResponseShapesTest {
       for (String text : new String[] {" alpha", "", "quote\" back\\slash", "line\nbreak", " ünïcødé ✓"}) {
         ByteBuf event = shapes.midStreamTokenEvent(ByteBufAllocator.DEFAULT, text);
         try {
-          String expected = "data: " + Json.write(shapes.tokenChunk(text, null, null)) + "\n\n";
+          String expected = "data: " + SimJson.write(shapes.tokenChunk(text, null, null)) + "\n\n";
           assertThat(event.toString(StandardCharsets.UTF_8)).isEqualTo(expected);
         } finally {
           event.release();
@@ -29,7 +29,7 @@ class ResponseShapesTest {
   void completionChunk_serialisesEveryFieldIncludingNulls() {
     ResponseShapes shapes = new ResponseShapes(GenerationEndpoint.COMPLETIONS, "cmpl-1", 5, "m");
 
-    assertThat(Json.write(shapes.tokenChunk(" a", null, null)))
+    assertThat(SimJson.write(shapes.tokenChunk(" a", null, null)))
         .isEqualTo(
             "{\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"created\":5,\"model\":\"m\","
                 + "\"choices\":[{\"index\":0,\"text\":\" a\",\"logprobs\":null,"
@@ -41,14 +41,14 @@ class ResponseShapesTest {
   void chatChunks_carryOnlyTheFieldsVllmSets() {
     ResponseShapes shapes = new ResponseShapes(GenerationEndpoint.CHAT, "chatcmpl-1", 5, "m");
 
-    assertThat(Json.write(shapes.tokenChunk(" a", null, null)))
+    assertThat(SimJson.write(shapes.tokenChunk(" a", null, null)))
         .isEqualTo(
             "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":5,"
                 + "\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\" a\"},"
                 + "\"logprobs\":null,\"finish_reason\":null}]}");
-    assertThat(Json.write(shapes.tokenChunk(" b", "length", null)))
+    assertThat(SimJson.write(shapes.tokenChunk(" b", "length", null)))
         .contains("\"finish_reason\":\"length\",\"stop_reason\":null}]}");
-    assertThat(Json.write(shapes.usageChunk(3, 2)))
+    assertThat(SimJson.write(shapes.usageChunk(3, 2)))
         .isEqualTo(
             "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":5,"
                 + "\"model\":\"m\",\"choices\":[],\"usage\":{\"prompt_tokens\":3,"

@@ -1,13 +1,10 @@
 package narwhal.http;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -20,9 +17,6 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.util.ReferenceCountUtil;
-import java.util.ArrayDeque;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import narwhal.api.AdmissionTicket;
 import narwhal.api.ClientErrors;
 import narwhal.api.CompletionService;
@@ -30,9 +24,7 @@ import narwhal.api.InvalidRequestException;
 import narwhal.api.RouterError;
 import narwhal.api.ServedModel;
 import narwhal.time.Scheduler;
-import narwhal.time.Timer;
 import narwhal.netty.EventLoopScheduler;
-import narwhal.openai.Json;
 import narwhal.openai.OpenAiRequestCodec;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.Route;
@@ -51,12 +43,9 @@ import org.slf4j.LoggerFactory;
  * until it drains. Everything runs on the channel's event loop.
  */
 final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
-    implements CompletionExchange.Listener {
+    implements CompletionResponder.Listener {
 
   private static final Logger log = LoggerFactory.getLogger(HttpConnectionHandler.class);
-
-  /** How long a refused connection goes on reading what its client still sends; see lingerAfter. */
-  static final long LINGER_MS = 2_000;
 
   private enum State {
     /** Waiting for a request head. */
@@ -73,11 +62,8 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
 
   private final HttpFrontEndOptions options;
   private final CompletionService service;
-  private final @Nullable PrometheusExposition metrics;
-  private final long startedEpochSeconds;
-  private final ArrayDeque<Object> backlog = new ArrayDeque<>();
-  /** An estimate of the memory the backlog holds: content bytes plus a flat cost per head. */
-  private long backlogBytes;
+  private final InformationalRoutes informational;
+  private final PipelinedBacklog backlog = new PipelinedBacklog();
   private State state = State.IDLE;
   private boolean draining;
   private @Nullable ChannelHandlerContext ctx;
@@ -88,11 +74,9 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
   private @Nullable RequestBodyBuffer body;
   private @Nullable String clientRequestId;
   private long arrivalNanos;
-  /** The admission of the request whose body is being read; null once submitted or ended. */
-  private @Nullable AdmissionTicket ticket;
-  /** Ends the ticket if its body has not arrived by the request's deadline; see armBodyDeadline. */
-  private Timer bodyDeadline = Timer.NONE;
-  private @Nullable CompletionExchange exchange;
+  /** The admitted request whose body is being read; null once submitted or ended. */
+  private @Nullable AdmittedUpload upload;
+  private @Nullable CompletionResponder responder;
 
   HttpConnectionHandler(
       HttpFrontEndOptions options, CompletionService service, long startedEpochSeconds) {
@@ -103,8 +87,7 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
       @Nullable PrometheusExposition metrics, long startedEpochSeconds) {
     this.options = options;
     this.service = service;
-    this.metrics = metrics;
-    this.startedEpochSeconds = startedEpochSeconds;
+    this.informational = new InformationalRoutes(service, metrics, startedEpochSeconds);
   }
 
   @Override
@@ -124,9 +107,7 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
   }
 
   private void holdBack(ChannelHandlerContext ctx, Object msg) {
-    backlog.add(msg);
-    backlogBytes += heldBytes(msg);
-    if (backlogBytes > options.maxRequestBytes()) {
+    if (backlog.hold(msg, options.maxRequestBytes())) {
       // A client pipelining this much gives up prompt disconnect detection until it drains.
       ctx.channel().config().setAutoRead(false);
     }
@@ -134,8 +115,8 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
 
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-    if (ctx.channel().isWritable() && exchange != null) {
-      exchange.channelWritable();
+    if (ctx.channel().isWritable() && responder != null) {
+      responder.channelWritable();
     }
     ctx.fireChannelWritabilityChanged();
   }
@@ -144,15 +125,15 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
   public void channelInactive(ChannelHandlerContext ctx) {
     state = State.CLOSING;
     body = null;
-    if (ticket != null) {
+    if (upload != null) {
       // Gone before its body was complete: the core frees the seat and journals it cancelled.
       takeTicket().abandon();
     }
-    if (exchange != null) {
-      exchange.clientGone();
-      exchange = null;
+    if (responder != null) {
+      responder.clientGone();
+      responder = null;
     }
-    releaseBacklog();
+    backlog.releaseAll();
     ctx.fireChannelInactive();
   }
 
@@ -164,7 +145,7 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
 
   @Override
   public void responseDone(ChannelFuture lastWrite, boolean close) {
-    exchange = null;
+    responder = null;
     if (close) {
       closeAfter(lastWrite);
       return;
@@ -194,7 +175,7 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
     draining = true;
     try {
       while (!backlog.isEmpty() && canProcess()) {
-        processAndRelease(pollBacklog());
+        processAndRelease(backlog.poll());
       }
     } finally {
       draining = false;
@@ -223,14 +204,11 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
       reply(Responses.error(Responses.notFound(request.method().name(), path), null));
     } else if (!endpoint.method.equals(request.method())) {
       FullHttpResponse response =
-          Responses.error(
-              Responses.methodNotAllowed(
-                  request.method().name(), path, endpoint.method.name()),
-              null);
+          Responses.error(Responses.methodNotAllowed(request.method().name(), path, endpoint.method.name()), null);
       response.headers().set(HttpHeaderNames.ALLOW, endpoint.method.name());
       reply(response);
     } else if (endpoint.route == null) {
-      reply(informational(endpoint));
+      reply(informational.answer(endpoint, scheduler()));
     } else {
       startBody(request, endpoint.route);
     }
@@ -249,8 +227,7 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
       reply(Responses.error(refusal, admitted.requestId()));
       return;
     }
-    ticket = admitted;
-    armBodyDeadline(admitted);
+    upload = AdmittedUpload.start(admitted, this::bodyTimedOut);
     long contentLength;
     try {
       contentLength = HttpUtil.getContentLength(request, -1L);
@@ -264,9 +241,7 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
       return;
     }
     if (HttpUtil.is100ContinueExpected(request)) {
-      ctx().writeAndFlush(
-          new DefaultFullHttpResponse(
-              HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE, Unpooled.EMPTY_BUFFER));
+      ctx().writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE, Unpooled.EMPTY_BUFFER));
     }
     body = new RequestBodyBuffer(options.maxRequestBytes(), contentLength);
     state = State.READING_BODY;
@@ -306,65 +281,20 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
       replyAndFinish(Responses.error(e.error(), admitted.requestId()));
       return;
     }
-    CompletionExchange started =
+    CompletionResponder started =
         request.getStream()
-            ? new StreamingExchange(ctx(), route, keepAlive, wantsTokenIds(request), this)
-            : new AssembledExchange(ctx(), route, keepAlive, options.maxResponseBytes(), this);
-    exchange = started;
+            ? new StreamingResponder(ctx(), route, keepAlive, StreamingResponder.wantsTokenIds(request), this)
+            : new AssembledResponder(ctx(), route, keepAlive, options.maxResponseBytes(), this);
+    responder = started;
     try {
       started.submit(service, admitted, request);
     } catch (RuntimeException e) {
       log.error("CompletionService.submit failed", e);
       admitted.abandon(); // frees the seat unless the core already took the ticket over
       started.abandon();
-      exchange = null;
+      responder = null;
       rejectAndClose(Responses.internalError());
     }
-  }
-
-  private static boolean wantsTokenIds(CompletionRequest request) {
-    return "true".equals(request.getExtraFieldsMap().get("return_token_ids"));
-  }
-
-  private FullHttpResponse informational(Endpoint endpoint) {
-    ObjectNode body = Json.mapper().createObjectNode();
-    switch (endpoint) {
-      case MODELS:
-        body.put("object", "list");
-        body.putArray("data")
-            .addObject()
-            .put("id", service.model())
-            .put("object", "model")
-            .put("created", startedEpochSeconds)
-            .put("owned_by", "narwhal");
-        return Responses.json(HttpResponseStatus.OK, body);
-      case HEALTH:
-        return Responses.json(HttpResponseStatus.OK, body.put("status", "ok"));
-      case METRICS:
-        return metricsResponse();
-      case READY:
-        String notReady = service.notReadyReason();
-        return notReady == null
-            ? Responses.json(HttpResponseStatus.OK, body.put("status", "ready"))
-            : Responses.json(HttpResponseStatus.SERVICE_UNAVAILABLE,
-                body.put("status", "not ready").put("reason", notReady));
-      case STATE:
-        Map<String, Object> state = service.stateDocument(scheduler());
-        return state == null
-            ? Responses.error(Responses.notFound("GET", Endpoint.STATE.path), null)
-            : Responses.json(HttpResponseStatus.OK, Json.mapper().valueToTree(state));
-      default:
-        throw new IllegalArgumentException("not informational: " + endpoint);
-    }
-  }
-
-  private FullHttpResponse metricsResponse() {
-    if (metrics == null) {
-      return Responses.error(Responses.notFound("GET", Endpoint.METRICS.path), null);
-    }
-    FullHttpResponse response = Responses.json(HttpResponseStatus.OK, metrics.scrape());
-    response.headers().set(HttpHeaderNames.CONTENT_TYPE, PrometheusExposition.CONTENT_TYPE);
-    return response;
   }
 
   /** The body is refused (400, 413): the core journals it as invalid; answer and close. */
@@ -410,57 +340,19 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
     lingerAfter(ctx().writeAndFlush(response));
   }
 
-  /**
-   * Ends a connection refused while its client may still be sending the body (413, a malformed
-   * request). Closing at once over unread input makes the kernel reset the connection, so the
-   * client's write fails before it reads the answer: Node's fetch, under the OpenAI SDK, then
-   * reports EPIPE instead of the 413. So, as web servers do: the answer is followed by a FIN, input
-   * is read and dropped, and the channel closes when the client closes, at most {@link #LINGER_MS}
-   * later.
-   */
+  /** A refused connection: see {@link LingeringClose}. */
   private void lingerAfter(ChannelFuture lastWrite) {
     state = State.CLOSING;
     body = null;
-    releaseBacklog();
-    Channel channel = ctx().channel();
-    if (!(channel instanceof DuplexChannel duplex)) {
-      closeAfter(lastWrite);
-      return;
-    }
-    channel.config().setAutoRead(true); // the backlog may have paused reading
-    Timer lingering = scheduler().schedule(channel::close, LINGER_MS, TimeUnit.MILLISECONDS);
-    channel.closeFuture().addListener(closed -> lingering.cancel());
-    lastWrite.addListener(
-        (ChannelFutureListener) written -> {
-          if (written.isSuccess()) {
-            duplex.shutdownOutput();
-          } else {
-            channel.close();
-          }
-        });
+    backlog.releaseAll();
+    LingeringClose.after(lastWrite, scheduler());
   }
 
   private void closeAfter(ChannelFuture lastWrite) {
     state = State.CLOSING;
     body = null;
-    releaseBacklog();
+    backlog.releaseAll();
     lastWrite.addListener(ChannelFutureListener.CLOSE);
-  }
-
-  private Object pollBacklog() {
-    Object msg = backlog.poll();
-    backlogBytes -= heldBytes(msg);
-    return msg;
-  }
-
-  private static long heldBytes(Object msg) {
-    return msg instanceof HttpContent ? ((HttpContent) msg).content().readableBytes() : 1024;
-  }
-
-  private void releaseBacklog() {
-    while (!backlog.isEmpty()) {
-      ReferenceCountUtil.release(pollBacklog());
-    }
   }
 
   private Scheduler scheduler() {
@@ -475,24 +367,9 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
     return c;
   }
 
-  /**
-   * Bounds the body upload by what is left of the request's deadline: the seat is held from the
-   * headers on, and a client that sends headers then stalls must not keep it past the time the
-   * request could have run in all.
-   */
-  private void armBodyDeadline(AdmissionTicket admitted) {
-    long limit = admitted.timeLimitNanos();
-    if (limit == Long.MAX_VALUE) {
-      return;
-    }
-    long remaining = admitted.arrivalNanos() + limit - admitted.loop().nanoTime();
-    bodyDeadline = admitted.loop().schedule(this::bodyTimedOut, Math.max(0, remaining), TimeUnit.NANOSECONDS);
-  }
-
   /** The body did not arrive in time: 408, the core journals it expired, and the connection closes. */
   private void bodyTimedOut() {
-    bodyDeadline = Timer.NONE;
-    if (state != State.READING_BODY || ticket == null) {
+    if (state != State.READING_BODY || upload == null) {
       return;
     }
     AdmissionTicket admitted = takeTicket();
@@ -502,16 +379,14 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
     rejectAndClose(Responses.error(error, admitted.requestId()));
   }
 
-  /** The admitted request leaves the connection's hands (submitted or ended): its body deadline goes too. */
+  /** The admitted request leaves the connection's hands (submitted or ended). */
   private AdmissionTicket takeTicket() {
-    AdmissionTicket t = ticket;
-    if (t == null) {
+    AdmittedUpload u = upload;
+    if (u == null) {
       throw new IllegalStateException("no admitted request in progress");
     }
-    ticket = null;
-    bodyDeadline.cancel();
-    bodyDeadline = Timer.NONE;
-    return t;
+    upload = null;
+    return u.take();
   }
 
   private RequestBodyBuffer body() {

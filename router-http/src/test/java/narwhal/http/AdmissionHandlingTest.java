@@ -28,12 +28,12 @@ class AdmissionHandlingTest extends FrontEndTestSupport {
   @Test
   void refusal_isAnsweredOnTheHeaders_andTheConnectionServesTheNextRequest() throws Exception {
     service.refuseAdmission(OVERLOADED);
-    try (RawHttp http = new RawHttp(frontEnd.port())) {
+    try (RawHttpConnection http = new RawHttpConnection(frontEnd.port())) {
       String body = "{\"prompt\": \"x\"}";
       http.send("POST /v1/completions HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
           + "Content-Length: " + body.length() + "\r\n\r\n");
 
-      RawHttp.Response refused = http.readResponse();
+      RawHttpConnection.Response refused = http.readResponse();
 
       assertThat(refused.status()).isEqualTo(429);
       assertThat(refused.headers()).containsEntry("retry-after", "1");
@@ -70,7 +70,7 @@ class AdmissionHandlingTest extends FrontEndTestSupport {
 
   @Test
   void bodyOverTheLimit_endsTheTicketAsInvalid413() throws Exception {
-    try (RawHttp http = new RawHttp(frontEnd.port())) {
+    try (RawHttpConnection http = new RawHttpConnection(frontEnd.port())) {
       http.send("POST /v1/completions HTTP/1.1\r\nHost: t\r\nContent-Length: 99999\r\n\r\n");
       assertThat(http.readResponse().status()).isEqualTo(413);
     }
@@ -80,7 +80,7 @@ class AdmissionHandlingTest extends FrontEndTestSupport {
   @Test
   void clientGoneMidBody_abandonsTheTicketOnce() throws Exception {
     Ticket ticket;
-    try (RawHttp http = new RawHttp(frontEnd.port())) {
+    try (RawHttpConnection http = new RawHttpConnection(frontEnd.port())) {
       http.send("POST /v1/completions HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\n{\"prompt\"");
       ticket = nextTicket();
     }

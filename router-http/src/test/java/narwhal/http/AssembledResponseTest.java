@@ -158,7 +158,7 @@ class AssembledResponseTest extends FrontEndTestSupport {
         call.stream(Events.completionFinal("ok", "stop", "null"));
       }
     });
-    try (RawHttp http = new RawHttp(frontEnd.port())) {
+    try (RawHttpConnection http = new RawHttpConnection(frontEnd.port())) {
       http.post("/v1/completions", "{\"prompt\":\"long\"}");
       http.post("/v1/completions", "{\"prompt\":\"short\"}");
 

@@ -70,11 +70,11 @@ class BodyDeadlineTest {
 
   @Test
   void headersThenStall_is408AtTheRequestDeadline_freesTheSeat_andJournalsExpired() throws Exception {
-    try (RawHttp http = new RawHttp(frontEnd.port())) {
+    try (RawHttpConnection http = new RawHttpConnection(frontEnd.port())) {
       http.send("POST /v1/completions HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
           + "Content-Length: 100\r\nX-Request-Id: stalled-1\r\n\r\n{\"prompt\"");
 
-      RawHttp.Response response = http.readResponse();
+      RawHttpConnection.Response response = http.readResponse();
 
       assertThat(response.status()).isEqualTo(408);
       var error = FrontEndTestSupport.json(response.body()).path("error");

@@ -24,11 +24,11 @@ class RequestHandlingTest extends FrontEndTestSupport {
 
   @Test
   void contentLengthOverTheLimit_is413BeforeTheBodyIsSent() throws Exception {
-    try (RawHttp http = new RawHttp(frontEnd.port())) {
+    try (RawHttpConnection http = new RawHttpConnection(frontEnd.port())) {
       http.send(
           "POST /v1/completions HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
               + "Content-Length: 4097\r\n\r\n");
-      RawHttp.Response response = http.readResponse();
+      RawHttpConnection.Response response = http.readResponse();
 
       assertThat(response.status()).isEqualTo(413);
       assertThat(json(response.body())).isEqualTo(json(TOO_LARGE));
@@ -43,12 +43,12 @@ class RequestHandlingTest extends FrontEndTestSupport {
     // the connection closed at once over the unread body, the kernel would answer with a reset:
     // the client's write fails (broken pipe) and the 413 it was sent may be lost with it.
     byte[] body = " ".repeat(8 << 20).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    try (RawHttp http = new RawHttp(frontEnd.port())) {
+    try (RawHttpConnection http = new RawHttpConnection(frontEnd.port())) {
       http.send(
           "POST /v1/completions HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
               + "Content-Length: " + body.length + "\r\n\r\n");
       http.send(body);
-      RawHttp.Response response = http.readResponse();
+      RawHttpConnection.Response response = http.readResponse();
 
       assertThat(response.status()).isEqualTo(413);
       assertThat(json(response.body())).isEqualTo(json(TOO_LARGE));
@@ -59,7 +59,7 @@ class RequestHandlingTest extends FrontEndTestSupport {
 
   @Test
   void aRefusedConnectionWhoseClientStaysOpen_isClosedAfterTheLinger() throws Exception {
-    try (RawHttp http = new RawHttp(frontEnd.port())) {
+    try (RawHttpConnection http = new RawHttpConnection(frontEnd.port())) {
       http.send(
           "POST /v1/completions HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
               + "Content-Length: 4097\r\n\r\n");
@@ -68,7 +68,7 @@ class RequestHandlingTest extends FrontEndTestSupport {
 
       // The server reads and drops what the client still sends until it closes its side too;
       // from then on the client's writes are refused.
-      long giveUp = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(HttpConnectionHandler.LINGER_MS + 5_000);
+      long giveUp = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(LingeringClose.LINGER_MS + 5_000);
       IOException refused = null;
       while (refused == null && System.nanoTime() < giveUp) {
         try {
@@ -85,14 +85,14 @@ class RequestHandlingTest extends FrontEndTestSupport {
   @Test
   void chunkedBodyOverTheLimit_is413OnTheChunkThatCrossesIt() throws Exception {
     String chunk = " ".repeat(1500);
-    try (RawHttp http = new RawHttp(frontEnd.port())) {
+    try (RawHttpConnection http = new RawHttpConnection(frontEnd.port())) {
       http.send(
           "POST /v1/chat/completions HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n");
       for (int i = 0; i < 3; i++) {
         http.send(Integer.toHexString(chunk.length()) + "\r\n" + chunk + "\r\n");
       }
       // The limit is crossed; the server answers without waiting for the end of the body.
-      RawHttp.Response response = http.readResponse();
+      RawHttpConnection.Response response = http.readResponse();
 
       assertThat(response.status()).isEqualTo(413);
       assertThat(json(response.body())).isEqualTo(json(TOO_LARGE));
@@ -105,12 +105,12 @@ class RequestHandlingTest extends FrontEndTestSupport {
   void chunkedBodyWithinTheLimit_isServed() throws Exception {
     service.script(RequestHandlingTest::answerHello);
     String body = "{\"prompt\":\"split across chunks\"}";
-    try (RawHttp http = new RawHttp(frontEnd.port())) {
+    try (RawHttpConnection http = new RawHttpConnection(frontEnd.port())) {
       http.send("POST /v1/completions HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n");
       http.send("5\r\n" + body.substring(0, 5) + "\r\n");
       String rest = body.substring(5);
       http.send(Integer.toHexString(rest.length()) + "\r\n" + rest + "\r\n0\r\n\r\n");
-      RawHttp.Response response = http.readResponse();
+      RawHttpConnection.Response response = http.readResponse();
 
       assertThat(response.status()).isEqualTo(200);
       assertThat(json(response.body()).at("/choices/0/text").asText()).isEqualTo("hello");
@@ -185,7 +185,7 @@ class RequestHandlingTest extends FrontEndTestSupport {
   void arrivalTime_isTakenWhenTheRequestHeadArrives() throws Exception {
     service.script(RequestHandlingTest::answerHello);
     String body = "{\"prompt\":\"x\"}";
-    try (RawHttp http = new RawHttp(frontEnd.port())) {
+    try (RawHttpConnection http = new RawHttpConnection(frontEnd.port())) {
       http.send(
           "POST /v1/completions HTTP/1.1\r\nHost: t\r\nContent-Length: " + body.length() + "\r\n\r\n");
       Thread.sleep(150);
@@ -249,7 +249,7 @@ class RequestHandlingTest extends FrontEndTestSupport {
   @Test
   void keepAlive_oneConnectionServesSuccessiveRequests() throws Exception {
     service.script(RequestHandlingTest::answerHello);
-    try (RawHttp http = new RawHttp(frontEnd.port())) {
+    try (RawHttpConnection http = new RawHttpConnection(frontEnd.port())) {
       http.post("/v1/completions", "{\"prompt\":\"one\"}");
       assertThat(http.readResponse().status()).isEqualTo(200);
       http.post("/v1/completions", "{\"prompt\":\"two\",\"stream\":true}");
@@ -278,7 +278,7 @@ class RequestHandlingTest extends FrontEndTestSupport {
                 }));
     String one = "{\"prompt\":\"first\"}";
     String two = "{\"prompt\":\"second\"}";
-    try (RawHttp http = new RawHttp(frontEnd.port())) {
+    try (RawHttpConnection http = new RawHttpConnection(frontEnd.port())) {
       http.send(
           "POST /v1/completions HTTP/1.1\r\nHost: t\r\nContent-Length: " + one.length() + "\r\n\r\n" + one
               + "POST /v1/completions HTTP/1.1\r\nHost: t\r\nContent-Length: " + two.length() + "\r\n\r\n" + two
@@ -296,9 +296,9 @@ class RequestHandlingTest extends FrontEndTestSupport {
   @Test
   void connectionClose_isHonoured() throws Exception {
     service.script(RequestHandlingTest::answerHello);
-    try (RawHttp http = new RawHttp(frontEnd.port())) {
+    try (RawHttpConnection http = new RawHttpConnection(frontEnd.port())) {
       http.post("/v1/completions", "{\"prompt\":\"x\"}", "Connection: close");
-      RawHttp.Response response = http.readResponse();
+      RawHttpConnection.Response response = http.readResponse();
 
       assertThat(response.status()).isEqualTo(200);
       assertThat(response.headers()).containsEntry("connection", "close");
@@ -310,11 +310,11 @@ class RequestHandlingTest extends FrontEndTestSupport {
   void expectContinue_getsA100ThenTheResponse() throws Exception {
     service.script(RequestHandlingTest::answerHello);
     String body = "{\"prompt\":\"x\"}";
-    try (RawHttp http = new RawHttp(frontEnd.port())) {
+    try (RawHttpConnection http = new RawHttpConnection(frontEnd.port())) {
       http.send(
           "POST /v1/completions HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: "
               + body.length() + "\r\n\r\n");
-      RawHttp.Head interim = http.readHead100();
+      RawHttpConnection.Head interim = http.readHead100();
       assertThat(interim.status()).isEqualTo(100);
       http.send(body);
 

@@ -28,9 +28,9 @@ class StreamingResponseTest extends FrontEndTestSupport {
                 Events.completionToken("lo"),
                 Events.completionFinal(" world", "stop", "\"END\"")));
 
-    try (RawHttp http = new RawHttp(frontEnd.port())) {
+    try (RawHttpConnection http = new RawHttpConnection(frontEnd.port())) {
       http.post("/v1/completions", COMPLETION);
-      RawHttp.Response response = http.readResponse();
+      RawHttpConnection.Response response = http.readResponse();
 
       assertThat(response.status()).isEqualTo(200);
       assertThat(response.headers())
@@ -71,9 +71,9 @@ class StreamingResponseTest extends FrontEndTestSupport {
                 Events.chatDelta("!", "{\"content\":\"!\"}", "stop"),
                 Events.usageChunk(Route.CHAT, 9, 2)));
 
-    try (RawHttp http = new RawHttp(frontEnd.port())) {
+    try (RawHttpConnection http = new RawHttpConnection(frontEnd.port())) {
       http.post("/v1/chat/completions", CHAT);
-      RawHttp.Response response = http.readResponse();
+      RawHttpConnection.Response response = http.readResponse();
 
       assertThat(response.status()).isEqualTo(200);
       List<String> data = response.sseData();
@@ -98,7 +98,7 @@ class StreamingResponseTest extends FrontEndTestSupport {
   void tokenIds_keptWhenTheClientAskedForThem() throws Exception {
     service.script(call -> call.stream(Events.completionToken("a")));
 
-    try (RawHttp http = new RawHttp(frontEnd.port())) {
+    try (RawHttpConnection http = new RawHttpConnection(frontEnd.port())) {
       http.post(
           "/v1/completions", "{\"prompt\":\"x\",\"stream\":true,\"return_token_ids\":true}");
       List<String> data = http.readResponse().sseData();
@@ -111,7 +111,7 @@ class StreamingResponseTest extends FrontEndTestSupport {
   void eventsWithoutChunkJson_areSynthesisedForTheRoute() throws Exception {
     service.script(call -> call.stream(Events.bareToken("a"), Events.bareToken("b")));
 
-    try (RawHttp http = new RawHttp(frontEnd.port())) {
+    try (RawHttpConnection http = new RawHttpConnection(frontEnd.port())) {
       http.post("/v1/completions", "{\"prompt\":\"x\",\"stream\":true}");
       List<String> completions = http.readResponse().sseData();
       http.post("/v1/chat/completions", CHAT);
@@ -178,9 +178,9 @@ class StreamingResponseTest extends FrontEndTestSupport {
                     call.sink.onError(
                         RouterError.of(502, "decode", "failed", "Upstream request failed"))));
 
-    try (RawHttp http = new RawHttp(frontEnd.port())) {
+    try (RawHttpConnection http = new RawHttpConnection(frontEnd.port())) {
       http.post("/v1/completions", COMPLETION);
-      RawHttp.Response response = http.readResponse();
+      RawHttpConnection.Response response = http.readResponse();
 
       assertThat(response.status()).isEqualTo(200);
       List<String> data = response.sseData();
@@ -202,7 +202,7 @@ class StreamingResponseTest extends FrontEndTestSupport {
   void nothingIsWrittenBeforeStart() throws Exception {
     service.script(call -> {});
 
-    try (RawHttp http = new RawHttp(frontEnd.port())) {
+    try (RawHttpConnection http = new RawHttpConnection(frontEnd.port())) {
       http.post("/v1/completions", COMPLETION);
       Call call = service.nextCall();
       http.socket.setSoTimeout(200);
@@ -224,9 +224,9 @@ class StreamingResponseTest extends FrontEndTestSupport {
           call.sink.onComplete();
         });
 
-    try (RawHttp http = new RawHttp(frontEnd.port())) {
+    try (RawHttpConnection http = new RawHttpConnection(frontEnd.port())) {
       http.post("/v1/completions", COMPLETION);
-      RawHttp.Response response = http.readResponse();
+      RawHttpConnection.Response response = http.readResponse();
 
       assertThat(response.headers()).containsEntry("x-request-id", "rid-1");
       assertThat(response.sseData()).hasSize(2).last().isEqualTo("[DONE]");
@@ -244,7 +244,7 @@ class StreamingResponseTest extends FrontEndTestSupport {
         .isEqualTo("stream ended with [DONE] before any token arrived");
   }
 
-  private static boolean readsNothing(RawHttp http) throws Exception {
+  private static boolean readsNothing(RawHttpConnection http) throws Exception {
     try {
       http.socket.getInputStream().read();
       return false;

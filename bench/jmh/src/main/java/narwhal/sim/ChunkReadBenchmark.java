@@ -141,14 +141,14 @@ public class ChunkReadBenchmark {
     List<String> out = new ArrayList<>();
     List<String> tokens = TokenSequence.first(7L, "bench prompt", TOKENS + 1);
     if (endpoint == GenerationEndpoint.CHAT) {
-      out.add(Json.write(shapes.roleChunk(null)));
+      out.add(SimJson.write(shapes.roleChunk(null)));
     }
     int mid = endpoint == GenerationEndpoint.CHAT ? TOKENS - 1 : TOKENS;
     for (int i = 0; i < mid; i++) {
-      out.add(Json.write(shapes.tokenChunk(tokens.get(i), null, null)));
+      out.add(SimJson.write(shapes.tokenChunk(tokens.get(i), null, null)));
     }
-    out.add(Json.write(shapes.tokenChunk(tokens.get(mid), "length", null)));
-    out.add(Json.write(shapes.usageChunk(12, TOKENS)));
+    out.add(SimJson.write(shapes.tokenChunk(tokens.get(mid), "length", null)));
+    out.add(SimJson.write(shapes.usageChunk(12, TOKENS)));
     return out;
   }
 }

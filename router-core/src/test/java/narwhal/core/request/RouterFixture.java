@@ -35,7 +35,7 @@ final class RouterFixture {
 
   final ManualScheduler loop = new ManualScheduler();
   final ScriptedTransport transport = new ScriptedTransport();
-  final RecordingJournal journal = new RecordingJournal();
+  final CapturingJournal journal = new CapturingJournal();
   final FleetConfig config;
   final Fleet fleet;
   final DisaggregatedRouter router;

@@ -15,7 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
-import narwhal.adapters.kit.Bench.Running;
+import narwhal.adapters.kit.ConformanceRig.Running;
 import narwhal.config.EngineSpec;
 import narwhal.config.FleetConfig;
 import narwhal.core.checks.CheckResult;
@@ -69,6 +69,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  *
  * <p>Checks that only make sense for one {@link HandoffStyle} are skipped with a JUnit assumption
  * for the other style; checks whose fault the engine cannot inject are skipped likewise.
+ *
+ * <p>Why one file of this size: JUnit 5 runs {@code @Nested} groups only as inner classes of the
+ * class an adapter extends, and the promise to an adapter author is one subclass of one line that
+ * runs every check. So every group lives here, each a small inner class (normal path, stream
+ * termination, engine errors, timeouts, descriptor validation, cancellation, probes, dialect
+ * contract); what they share is in {@link ConformanceRig}, {@link Verdicts} and {@link Fault}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @ExtendWith(LeakGuard.class)
@@ -86,7 +92,7 @@ public abstract class AdapterConformanceSuite {
   private EventLoopGroup group;
   private NettyEngineTransport transport;
   private EventLoopScheduler loop;
-  private @Nullable Bench bench;
+  private @Nullable ConformanceRig bench;
 
   /** The adapter under test. Called once, before the first check. */
   protected abstract AdapterUnderTest adapter() throws Exception;
@@ -102,7 +108,7 @@ public abstract class AdapterConformanceSuite {
 
   @AfterEach
   final void checkNothingLeftBehind() {
-    Bench b = bench;
+    ConformanceRig b = bench;
     bench = null;
     if (b != null) {
       b.close();
@@ -129,7 +135,7 @@ public abstract class AdapterConformanceSuite {
     @DisplayName("streams exactly the engine's tokens, then [DONE]; both legs sent and decode carries the handoff"
         + " — \"Decode generates every client-visible output token\"")
     void completionStream() throws Exception {
-      Bench b = bench();
+      ConformanceRig b = bench();
       Outcome o = b.run(completion(true));
 
       assertThat(o.completed()).as("completed with [DONE]; client saw %s", o.log()).isTrue();
@@ -142,7 +148,7 @@ public abstract class AdapterConformanceSuite {
     @DisplayName("chat completions stream exactly the engine's tokens — \"Remote decode receives the original"
         + " prompt or messages\"")
     void chatStream() throws Exception {
-      Bench b = bench();
+      ConformanceRig b = bench();
       Outcome o = b.run(KitRequests.chat(adapter.model(), KitRequests.PROMPT, MAX_TOKENS, true));
 
       assertThat(o.completed()).as("completed; client saw %s", o.log()).isTrue();
@@ -154,7 +160,7 @@ public abstract class AdapterConformanceSuite {
     @DisplayName("a non-streaming client still gets every token — \"Narwhal sends the producer a non-streaming,"
         + " one-token completion request\"; the decode leg always streams")
     void nonStreamingClient() throws Exception {
-      Bench b = bench();
+      ConformanceRig b = bench();
       Outcome o = b.run(completion(false));
 
       assertThat(o.completed()).as("completed; client saw %s", o.log()).isTrue();
@@ -166,7 +172,7 @@ public abstract class AdapterConformanceSuite {
     @DisplayName("eight requests at once each get their own exact tokens on their own legs — \"Decode generates"
         + " every client-visible output token\"")
     void concurrentRequests() throws Exception {
-      Bench b = bench();
+      ConformanceRig b = bench();
       List<Running> running = new ArrayList<>();
       for (int i = 0; i < 8; i++) {
         running.add(b.submit(KitRequests.completion(adapter.model(), prompt(i), MAX_TOKENS, true)));
@@ -194,7 +200,7 @@ public abstract class AdapterConformanceSuite {
     @DisplayName("a stream closed before [DONE] is a stream failure — \"Closing the stream before [DONE] is an"
         + " engine failure\"")
     void eofBeforeDone(int tokens) throws Exception {
-      Bench b = bench(Fault.eofAfter(tokens));
+      ConformanceRig b = bench(Fault.eofAfter(tokens));
       Outcome o = b.run(completion(true));
 
       assertThat(o.tokens()).isEqualTo(expected(tokens));
@@ -206,7 +212,7 @@ public abstract class AdapterConformanceSuite {
     @DisplayName("[DONE] before any token is a 502 — \"Receiving [DONE] before the first generated token returns"
         + " HTTP 502 with: stream ended with [DONE] before any token arrived\"")
     void doneBeforeAnyToken() throws Exception {
-      Bench b = bench(Fault.doneBeforeAnyToken());
+      ConformanceRig b = bench(Fault.doneBeforeAnyToken());
       Outcome o = b.run(completion(true));
 
       Verdicts.noOutput(o);
@@ -220,7 +226,7 @@ public abstract class AdapterConformanceSuite {
         + " upstream HTTP 200 stream propagates with the error object's own status\"")
     void errorObjectInStream(int tokens, int code, FailureClass failureClass) throws Exception {
       Fault fault = Fault.errorEventAfter(tokens, code);
-      Bench b = bench(fault);
+      ConformanceRig b = bench(fault);
       Outcome o = b.run(completion(true));
 
       assertThat(o.tokens()).isEqualTo(expected(tokens));
@@ -231,7 +237,7 @@ public abstract class AdapterConformanceSuite {
     @DisplayName("a connection reset mid-stream is a connection failure after the tokens already sent — \"other"
         + " engine faults [map] to HTTP 502\"")
     void resetMidStream() throws Exception {
-      Bench b = bench(Fault.resetAfter(2));
+      ConformanceRig b = bench(Fault.resetAfter(2));
       Outcome o = b.run(completion(true));
 
       assertThat(o.tokens()).isEqualTo(expected(2));
@@ -253,7 +259,7 @@ public abstract class AdapterConformanceSuite {
         + " timeout-shaped engine faults to HTTP 504 and other engine faults to HTTP 502\"")
     void httpStatus(Phase phase, int engineStatus, int clientStatus, FailureClass failureClass) throws Exception {
       Fault fault = Fault.status(phase, engineStatus);
-      Bench b = phase == Phase.PREFILL ? prefillFault(fault) : bench(fault);
+      ConformanceRig b = phase == Phase.PREFILL ? prefillFault(fault) : bench(fault);
       Outcome o = b.run(completion(true));
 
       Verdicts.noOutput(o);
@@ -269,7 +275,7 @@ public abstract class AdapterConformanceSuite {
         + " [map] to HTTP 502\"")
     void closedOnReceipt(Phase phase) throws Exception {
       Fault fault = Fault.closeOnReceipt(phase);
-      Bench b = phase == Phase.PREFILL ? prefillFault(fault) : bench(fault);
+      ConformanceRig b = phase == Phase.PREFILL ? prefillFault(fault) : bench(fault);
       Outcome o = b.run(completion(true));
 
       Verdicts.noOutput(o);
@@ -281,7 +287,7 @@ public abstract class AdapterConformanceSuite {
         + " client streaming begins, so prefill failures can be returned as ordinary HTTP errors\"")
     void unreachableProducer() throws Exception {
       URI closed = EngineSpecs.closedPort();
-      Bench b = bench(holdDecodeIfConcurrent(List.of()), p -> EngineSpecs.withUrl(p, closed), UnaryOperator.identity(),
+      ConformanceRig b = bench(holdDecodeIfConcurrent(List.of()), p -> EngineSpecs.withUrl(p, closed), UnaryOperator.identity(),
           UnaryOperator.identity());
       Outcome o = b.run(completion(true));
 
@@ -299,7 +305,7 @@ public abstract class AdapterConformanceSuite {
     @DisplayName("no first token in time is a 504 — \"engine.first_token_timeout_s starts before opening the decode"
         + " HTTP stream and ends at the first generated token\"")
     void silentBeforeFirstToken() throws Exception {
-      Bench b = bench(Fault.silenceBeforeFirstToken());
+      ConformanceRig b = bench(Fault.silenceBeforeFirstToken());
       Outcome o = b.run(completion(true));
 
       Verdicts.noOutput(o);
@@ -319,7 +325,7 @@ public abstract class AdapterConformanceSuite {
       UnaryOperator<FleetConfig> firstTokenBinds = dialect.handoffStyle() == HandoffStyle.CONCURRENT
           ? c -> c.withServing(c.serving().withPrefillTimeoutS(c.serving().requestTimeoutS()))
           : UnaryOperator.identity();
-      Bench b = bench(List.of(Fault.delayHeaders(Phase.DECODE, adapter.timeouts().hold())), UnaryOperator.identity(),
+      ConformanceRig b = bench(List.of(Fault.delayHeaders(Phase.DECODE, adapter.timeouts().hold())), UnaryOperator.identity(),
           UnaryOperator.identity(), firstTokenBinds);
       Outcome o = b.run(completion(true));
 
@@ -331,7 +337,7 @@ public abstract class AdapterConformanceSuite {
     @DisplayName("silence after output is a 504 — \"Expiry returns HTTP 504 with detail beginning: engine went"
         + " silent between tokens\"")
     void silentMidStream() throws Exception {
-      Bench b = bench(Fault.silenceAfter(2));
+      ConformanceRig b = bench(Fault.silenceAfter(2));
       Outcome o = b.run(completion(true));
 
       assertThat(o.tokens()).isEqualTo(expected(2));
@@ -343,7 +349,7 @@ public abstract class AdapterConformanceSuite {
     @DisplayName("metadata chunks keep a quiet stream alive — \"metadata chunks reset the timer\"")
     void metadataResetsSilenceTimer() throws Exception {
       KitTimeouts t = adapter.timeouts();
-      Bench b = bench(Fault.metadataWhileSilent(2, t.decodeRead().multipliedBy(4), t.decodeRead().dividedBy(5)));
+      ConformanceRig b = bench(Fault.metadataWhileSilent(2, t.decodeRead().multipliedBy(4), t.decodeRead().dividedBy(5)));
       Outcome o = b.run(completion(true));
 
       assertThat(o.completed()).as("completed despite %d ms without tokens; client saw %s",
@@ -354,7 +360,7 @@ public abstract class AdapterConformanceSuite {
     @Test
     @DisplayName("a prefill that does not answer in time is a 504 — \"timeout-shaped engine faults\" map to 504")
     void prefillTimeout() throws Exception {
-      Bench b = prefillFault(Fault.delayHeaders(Phase.PREFILL, adapter.timeouts().hold()));
+      ConformanceRig b = prefillFault(Fault.delayHeaders(Phase.PREFILL, adapter.timeouts().hold()));
       Outcome o = b.run(completion(true));
 
       Verdicts.noOutput(o);
@@ -374,7 +380,7 @@ public abstract class AdapterConformanceSuite {
     void unusableDescriptor(Fault.Kind kind) throws Exception {
       assumeTrue(dialect.handoffStyle() == HandoffStyle.SEQUENTIAL,
           "a concurrent handoff reads no descriptor from the producer");
-      Bench b = bench(Fault.descriptor(kind));
+      ConformanceRig b = bench(Fault.descriptor(kind));
       Outcome o = b.run(completion(true));
 
       Verdicts.noOutput(o);
@@ -386,7 +392,7 @@ public abstract class AdapterConformanceSuite {
     @DisplayName("a handoff for another connector is rejected before the consumer is asked — \"It rejects:"
         + " connector mismatch\"")
     void connectorMismatch() throws Exception {
-      Bench b = bench(List.of(), UnaryOperator.identity(), c -> EngineSpecs.withConnector(c, c.connector() + "-kit-mismatch"),
+      ConformanceRig b = bench(List.of(), UnaryOperator.identity(), c -> EngineSpecs.withConnector(c, c.connector() + "-kit-mismatch"),
           UnaryOperator.identity());
       Outcome o = b.run(completion(true));
 
@@ -408,7 +414,7 @@ public abstract class AdapterConformanceSuite {
         + " cleanup\"")
     void cancelMidStream() throws Exception {
       // No read bound: the engine stays silent after two tokens until the client leaves.
-      Bench b = bench(List.of(Fault.silenceAfter(2)), UnaryOperator.identity(), UnaryOperator.identity(),
+      ConformanceRig b = bench(List.of(Fault.silenceAfter(2)), UnaryOperator.identity(), UnaryOperator.identity(),
           c -> c.withEngine(c.engine().withDecodeReadTimeoutS(0)));
       Running r = b.submit(completion(true));
       b.awaitTokens(r, 2);
@@ -427,7 +433,7 @@ public abstract class AdapterConformanceSuite {
         + " owns: cleanup\"")
     void cancelBeforeOutput() throws Exception {
       List<Fault> faults = holdDecodeIfConcurrent(List.of(Fault.delayHeaders(Phase.PREFILL, adapter.timeouts().hold())));
-      Bench b = bench(faults, UnaryOperator.identity(), UnaryOperator.identity(), Cancellation::noLegTimeouts);
+      ConformanceRig b = bench(faults, UnaryOperator.identity(), UnaryOperator.identity(), Cancellation::noLegTimeouts);
       Running r = b.submit(completion(true));
       Poll.until(adapter.timeouts().settle(),
           () -> b.pair.producer().inFlight() > 0 && (!b.concurrent() || b.pair.consumer().inFlight() > 0),
@@ -451,7 +457,7 @@ public abstract class AdapterConformanceSuite {
     void failingDecodeCancelsPrefill() throws Exception {
       assumeConcurrent();
       Fault fault = Fault.status(Phase.DECODE, 500);
-      Bench b = bench(List.of(Fault.delayHeaders(Phase.PREFILL, adapter.timeouts().hold()), fault),
+      ConformanceRig b = bench(List.of(Fault.delayHeaders(Phase.PREFILL, adapter.timeouts().hold()), fault),
           UnaryOperator.identity(), UnaryOperator.identity(), Cancellation::noLegTimeouts);
       Outcome o = b.run(completion(true));
 
@@ -466,7 +472,7 @@ public abstract class AdapterConformanceSuite {
     void failingPrefillCancelsDecode() throws Exception {
       assumeConcurrent();
       Fault fault = Fault.status(Phase.PREFILL, 500);
-      Bench b = bench(List.of(fault, Fault.delayHeaders(Phase.DECODE, adapter.timeouts().hold())),
+      ConformanceRig b = bench(List.of(fault, Fault.delayHeaders(Phase.DECODE, adapter.timeouts().hold())),
           UnaryOperator.identity(), UnaryOperator.identity(), Cancellation::noLegTimeouts);
       Outcome o = b.run(completion(true));
 
@@ -482,7 +488,7 @@ public abstract class AdapterConformanceSuite {
           .withEngine(c.engine().withFirstTokenTimeoutS(long_));
     }
 
-    private void assertCancelled(Bench b, Running r) {
+    private void assertCancelled(ConformanceRig b, Running r) {
       Poll.until(adapter.timeouts().settle(), () -> !b.journal.rows().isEmpty(), () -> "the journal row");
       assertThat(b.journal.rows()).singleElement()
           .satisfies(row -> assertThat(row).containsEntry("terminal", "cancelled"));
@@ -501,7 +507,7 @@ public abstract class AdapterConformanceSuite {
     @DisplayName("health, model list and a KV transfer pass on a healthy pair — \"Preflight validates the pinned"
         + " engine contract and probes role-permitted KV transfers\"")
     void healthyPairPasses() throws Exception {
-      Bench b = bench();
+      ConformanceRig b = bench();
 
       assertPassed(b.check((c, l) -> c.health(b.producer, l)));
       assertPassed(b.check((c, l) -> c.health(b.consumer, l)));
@@ -514,7 +520,7 @@ public abstract class AdapterConformanceSuite {
     @DisplayName("a dead consumer fails its health check and the KV transfer, blamed on the consumer — \"readmit an"
         + " ejected engine after a successful check\" needs checks that fail the right engine")
     void deadConsumerIsBlamed() throws Exception {
-      Bench b = bench(Fault.dead(Phase.DECODE));
+      ConformanceRig b = bench(Fault.dead(Phase.DECODE));
 
       assertPassed(b.check((c, l) -> c.health(b.producer, l)));
       CheckResult health = b.check((c, l) -> c.health(b.consumer, l));
@@ -531,7 +537,7 @@ public abstract class AdapterConformanceSuite {
     @DisplayName("a failing producer fails the KV transfer, blamed on it and inconclusive for the consumer —"
         + " \"Inconclusive probes return to the normal readmission cadence\"")
     void failingProducerIsBlamed() throws Exception {
-      Bench b = prefillFault(Fault.status(Phase.PREFILL, 500));
+      ConformanceRig b = prefillFault(Fault.status(Phase.PREFILL, 500));
 
       CheckResult transfer = b.check((c, l) -> c.kvTransfer(b.producer, b.consumer, l));
       assertThat(transfer.failed()).as("kv transfer: %s", transfer).isTrue();
@@ -560,7 +566,7 @@ public abstract class AdapterConformanceSuite {
     @Test
     @DisplayName("the adapter's engines are configured the way the dialect asks")
     void enginesNeedNoFurtherConfiguration() throws Exception {
-      Bench b = bench();
+      ConformanceRig b = bench();
 
       for (EngineSpec engine : List.of(b.producer, b.consumer)) {
         assertThat(engine.dialect()).as("%s dialect", engine.iid()).isEqualTo(dialect.name());
@@ -578,7 +584,7 @@ public abstract class AdapterConformanceSuite {
     @Test
     @DisplayName("an empty descriptor is rejected — \"It rejects: missing engine identity\"")
     void emptyDescriptorIsRejected() throws Exception {
-      Bench b = bench();
+      ConformanceRig b = bench();
 
       assertThat(dialect.handoffProblem(KvHandoffDescriptor.getDefaultInstance(), b.consumer.connector()))
           .as("problem with an empty descriptor").isNotBlank();
@@ -603,14 +609,14 @@ public abstract class AdapterConformanceSuite {
 
   // ---------------------------------------------------------------------------------------------
 
-  private Bench bench(Fault... faults) throws Exception {
+  private ConformanceRig bench(Fault... faults) throws Exception {
     return bench(List.of(faults), UnaryOperator.identity(), UnaryOperator.identity(), UnaryOperator.identity());
   }
 
-  private Bench bench(List<Fault> faults, UnaryOperator<EngineSpec> producer, UnaryOperator<EngineSpec> consumer,
+  private ConformanceRig bench(List<Fault> faults, UnaryOperator<EngineSpec> producer, UnaryOperator<EngineSpec> consumer,
       UnaryOperator<FleetConfig> config) throws Exception {
     assertThat(bench).as("one engine pair per check").isNull();
-    bench = Bench.start(adapter, transport, loop, faults, producer, consumer, config);
+    bench = ConformanceRig.start(adapter, transport, loop, faults, producer, consumer, config);
     return bench;
   }
 
@@ -619,7 +625,7 @@ public abstract class AdapterConformanceSuite {
    * its leg is still running when the producer fails: the cleanup check then proves it was
    * cancelled with its sibling rather than left to run.
    */
-  private Bench prefillFault(Fault fault) throws Exception {
+  private ConformanceRig prefillFault(Fault fault) throws Exception {
     return bench(holdDecodeIfConcurrent(List.of(fault)), UnaryOperator.identity(), UnaryOperator.identity(),
         UnaryOperator.identity());
   }

@@ -22,7 +22,7 @@ final class Verdicts {
    * included; for a concurrent one the same rendezvous as the prefill leg, which the dialect
    * accepts.
    */
-  static void legsAndHandoff(Bench b) throws UnreadableHandoffException {
+  static void legsAndHandoff(ConformanceRig b) throws UnreadableHandoffException {
     assertThat(b.legsTo(b.producer)).as("prefill legs").hasSize(1);
     assertThat(b.legsTo(b.consumer)).as("decode legs").hasSize(1);
     RecordedExchange prefill = b.legsTo(b.producer).get(0);
@@ -47,7 +47,7 @@ final class Verdicts {
   }
 
   /** Sequential legs: a prefill that failed sends no decode request. */
-  static void noDecodeUnlessConcurrent(Bench b) {
+  static void noDecodeUnlessConcurrent(ConformanceRig b) {
     if (!b.concurrent()) {
       assertThat(b.legsTo(b.consumer)).as("decode legs sent after a failed prefill").isEmpty();
     }
@@ -58,7 +58,7 @@ final class Verdicts {
    * cause; the breaker heard of a failure of {@code failureClass} blamed on that leg's engine and
    * of nothing blamed on the other one.
    */
-  static void failed(Bench b, Outcome o, Phase phase, int status, FailureClass failureClass, String message) {
+  static void failed(ConformanceRig b, Outcome o, Phase phase, int status, FailureClass failureClass, String message) {
     RouterError e = o.requireError();
     assertThat(o.completed()).as("completed").isFalse();
     assertThat(e.status()).as("client status of %s", e).isEqualTo(status);

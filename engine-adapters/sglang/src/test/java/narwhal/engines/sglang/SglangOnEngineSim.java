@@ -86,7 +86,7 @@ final class SglangOnEngineSim implements AdapterUnderTest {
    */
   @Override
   public @Nullable KvHandoffDescriptor handoffCarriedBy(EngineHttpRequest legRequest) {
-    JsonNode body = Wire.tree(legRequest.body());
+    JsonNode body = SglangWire.tree(legRequest.body());
     JsonNode host = body.path(BootstrapRendezvous.HOST);
     JsonNode port = body.path(BootstrapRendezvous.PORT);
     JsonNode room = body.path(BootstrapRendezvous.ROOM);

@@ -61,7 +61,7 @@ final class SglangPair {
     DisaggregatedRouter router = new DisaggregatedRouter(config, new Fleet(config.engines()), engines,
         Journal.none(), Clock.fixed(Instant.parse("2025-01-01T00:00:00Z"), ZoneOffset.UTC),
         new SplittableRandom(3), new Breaker());
-    router.submit(Wire.completions(STREAM), new Sink(), loop, loop.nanoTime());
+    router.submit(SglangWire.completions(STREAM), new Sink(), loop, loop.nanoTime());
     loop.runPending();
     assertThat(transport.calls()).as("both legs at once").hasSize(2);
     decode = transport.calls().get(0);

@@ -25,7 +25,7 @@ class SglangRendezvousTest {
   @Test
   void planHandoff_namesProducerHostPortIidConnectorAndRoom() {
     KvHandoffDescriptor d =
-        dialect.planHandoff(Wire.producer("http://prefill-a.internal:30000", Map.of("bootstrap_port", 9100)), 77);
+        dialect.planHandoff(SglangWire.producer("http://prefill-a.internal:30000", Map.of("bootstrap_port", 9100)), 77);
 
     assertThat(d.getHost()).isEqualTo("prefill-a.internal");
     assertThat(d.getPort()).isEqualTo(9100);
@@ -37,7 +37,7 @@ class SglangRendezvousTest {
 
   @Test
   void planHandoff_defaultsToPort8998_andStripsIpv6Brackets() {
-    KvHandoffDescriptor d = dialect.planHandoff(Wire.producer("http://[fd00::7]:30000", Map.of()), 0);
+    KvHandoffDescriptor d = dialect.planHandoff(SglangWire.producer("http://[fd00::7]:30000", Map.of()), 0);
 
     assertThat(d.getHost()).isEqualTo("fd00::7");
     assertThat(d.getPort()).isEqualTo(8998);
@@ -45,7 +45,7 @@ class SglangRendezvousTest {
 
   @Test
   void planHandoff_badBootstrapPort_throwsNamingEngineAndOption() {
-    assertThatThrownBy(() -> dialect.planHandoff(Wire.producer("http://h:1", Map.of("bootstrap_port", 0)), 1))
+    assertThatThrownBy(() -> dialect.planHandoff(SglangWire.producer("http://h:1", Map.of("bootstrap_port", 0)), 1))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("engine p0")
         .hasMessageContaining("dialect_options.bootstrap_port");
@@ -53,14 +53,14 @@ class SglangRendezvousTest {
 
   @Test
   void handoffProblem_plannedRendezvousOnSameConnector_isNone() {
-    KvHandoffDescriptor d = dialect.planHandoff(Wire.producer("http://h:1", Map.of()), 5);
+    KvHandoffDescriptor d = dialect.planHandoff(SglangWire.producer("http://h:1", Map.of()), 5);
 
     assertThat(dialect.handoffProblem(d, "nixl")).isNull();
   }
 
   @Test
   void handoffProblem_eachMissingPartIsNamed() {
-    KvHandoffDescriptor good = dialect.planHandoff(Wire.producer("http://h:1", Map.of()), 5);
+    KvHandoffDescriptor good = dialect.planHandoff(SglangWire.producer("http://h:1", Map.of()), 5);
 
     assertThat(dialect.handoffProblem(good.toBuilder().clearHost().build(), "nixl"))
         .contains("no bootstrap host");
@@ -80,7 +80,7 @@ class SglangRendezvousTest {
 
   @Test
   void handoffProblem_needsNoBlockIds() {
-    KvHandoffDescriptor d = dialect.planHandoff(Wire.producer("http://h:1", Map.of()), 5);
+    KvHandoffDescriptor d = dialect.planHandoff(SglangWire.producer("http://h:1", Map.of()), 5);
 
     assertThat(d.getBlockIdsCount()).isZero();
     assertThat(dialect.handoffProblem(d, "nixl")).isNull();
@@ -88,10 +88,10 @@ class SglangRendezvousTest {
 
   @Test
   void transferParametersJson_isTheBootstrapTriple() {
-    KvHandoffDescriptor d = dialect.planHandoff(Wire.producer("http://10.1.2.3:30000", Map.of()), 9);
+    KvHandoffDescriptor d = dialect.planHandoff(SglangWire.producer("http://10.1.2.3:30000", Map.of()), 9);
 
-    assertThat(Wire.tree(dialect.transferParametersJson(d))).isEqualTo(
-        Wire.tree("{\"bootstrap_host\":\"10.1.2.3\",\"bootstrap_port\":8998,\"bootstrap_room\":9}"));
+    assertThat(SglangWire.tree(dialect.transferParametersJson(d))).isEqualTo(
+        SglangWire.tree("{\"bootstrap_host\":\"10.1.2.3\",\"bootstrap_port\":8998,\"bootstrap_room\":9}"));
   }
 
   @Test

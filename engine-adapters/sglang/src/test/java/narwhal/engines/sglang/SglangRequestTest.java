@@ -1,6 +1,6 @@
 package narwhal.engines.sglang;
 
-import static narwhal.engines.sglang.Wire.tree;
+import static narwhal.engines.sglang.SglangWire.tree;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -20,11 +20,11 @@ class SglangRequestTest {
 
   private final SglangDialect dialect = new SglangDialect();
   private final KvHandoffDescriptor planned =
-      dialect.planHandoff(Wire.producer("http://10.0.0.7:30000", Map.of("bootstrap_port", 8999)), 42);
+      dialect.planHandoff(SglangWire.producer("http://10.0.0.7:30000", Map.of("bootstrap_port", 8999)), 42);
 
   @Test
   void prefillAndDecode_areTheClientBodyPlusOneIdenticalBootstrapTriple() {
-    CompletionRequest request = Wire.completions(CLIENT);
+    CompletionRequest request = SglangWire.completions(CLIENT);
 
     EngineHttpRequest prefill = dialect.prefillRequest(request, planned, "b-1");
     EngineHttpRequest decode = dialect.decodeRequest(request, planned, "b-2");
@@ -43,9 +43,9 @@ class SglangRequestTest {
   @Test
   void room_isAJsonIntegerExactEvenNearTwoToThe63() {
     long room = Long.MAX_VALUE - 1;
-    KvHandoffDescriptor big = dialect.planHandoff(Wire.producer("http://h:1", Map.of()), room);
+    KvHandoffDescriptor big = dialect.planHandoff(SglangWire.producer("http://h:1", Map.of()), room);
 
-    JsonNode body = tree(dialect.prefillRequest(Wire.completions("{\"prompt\":\"x\"}"), big, "b").body());
+    JsonNode body = tree(dialect.prefillRequest(SglangWire.completions("{\"prompt\":\"x\"}"), big, "b").body());
 
     assertThat(body.get("bootstrap_room").isIntegralNumber()).isTrue();
     assertThat(body.get("bootstrap_room").bigIntegerValue()).isEqualTo(BigInteger.valueOf(room));
@@ -57,7 +57,7 @@ class SglangRequestTest {
     String client = "{\"messages\":[{\"role\":\"system\",\"content\":\"be brief\"},"
         + "{\"role\":\"user\",\"content\":\"hi\"}],\"max_completion_tokens\":9,\"stream\":true,\"top_k\":5}";
 
-    EngineHttpRequest decode = dialect.decodeRequest(Wire.chat(client), planned, "b-2");
+    EngineHttpRequest decode = dialect.decodeRequest(SglangWire.chat(client), planned, "b-2");
 
     JsonNode expected = withTriple(client);
     assertThat(tree(decode.body())).isEqualTo(expected);
@@ -68,8 +68,8 @@ class SglangRequestTest {
   void clientSentBootstrapFields_areReplacedByTheRoutersOwn() {
     String client = "{\"prompt\":\"x\",\"bootstrap_host\":\"evil\",\"bootstrap_port\":1,\"bootstrap_room\":7}";
 
-    JsonNode prefill = tree(dialect.prefillRequest(Wire.completions(client), planned, "b").body());
-    JsonNode decode = tree(dialect.decodeRequest(Wire.completions(client), planned, "b").body());
+    JsonNode prefill = tree(dialect.prefillRequest(SglangWire.completions(client), planned, "b").body());
+    JsonNode decode = tree(dialect.decodeRequest(SglangWire.completions(client), planned, "b").body());
 
     assertThat(prefill.get("bootstrap_host").asText()).isEqualTo("10.0.0.7");
     assertThat(prefill.get("bootstrap_room").asLong()).isEqualTo(42);
@@ -80,14 +80,14 @@ class SglangRequestTest {
   void sameEngineDecode_carriesNoBootstrapFieldsEvenIfTheClientSentSome() {
     String client = "{\"prompt\":\"x\",\"stream\":true,\"bootstrap_host\":\"h\",\"bootstrap_room\":7}";
 
-    EngineHttpRequest decode = dialect.decodeRequest(Wire.completions(client), null, "b-3");
+    EngineHttpRequest decode = dialect.decodeRequest(SglangWire.completions(client), null, "b-3");
 
     assertThat(tree(decode.body())).isEqualTo(tree("{\"prompt\":\"x\",\"stream\":true}"));
   }
 
   @Test
   void unplannedPrefill_isThePlainBody() {
-    EngineHttpRequest prefill = dialect.prefillRequest(Wire.completions(CLIENT), "b-4");
+    EngineHttpRequest prefill = dialect.prefillRequest(SglangWire.completions(CLIENT), "b-4");
 
     assertThat(tree(prefill.body())).isEqualTo(tree(CLIENT));
   }

@@ -21,7 +21,7 @@ class SglangStreamAndErrorsTest {
 
   @Test
   void completionsTextChunk_isAToken() throws Exception {
-    StreamEvent e = completions.decode(Wire.completionToken(" orca"));
+    StreamEvent e = completions.decode(SglangWire.completionToken(" orca"));
 
     assertThat(e.hasToken()).isTrue();
     assertThat(e.getToken().getText()).isEqualTo(" orca");
@@ -29,8 +29,8 @@ class SglangStreamAndErrorsTest {
 
   @Test
   void chatContentChunkWithNullRole_isAToken_andFinishChunkIsMetadata() throws Exception {
-    StreamEvent token = chat.decode(Wire.chatContent("hi"));
-    StreamEvent finish = chat.decode(Wire.chatFinish("stop"));
+    StreamEvent token = chat.decode(SglangWire.chatContent("hi"));
+    StreamEvent finish = chat.decode(SglangWire.chatFinish("stop"));
 
     assertThat(token.getToken().getText()).isEqualTo("hi");
     assertThat(token.getToken().getRole()).isEmpty();
@@ -40,7 +40,7 @@ class SglangStreamAndErrorsTest {
 
   @Test
   void usageChunk_isMetadataCarryingUsage_andDoneEndsTheStream() throws Exception {
-    StreamEvent usage = completions.decode(Wire.usage(5, 3));
+    StreamEvent usage = completions.decode(SglangWire.usage(5, 3));
 
     assertThat(usage.getMetadata().getUsage().getTotalTokens()).isEqualTo(8);
     assertThat(completions.decode("[DONE]").hasDone()).isTrue();

@@ -23,7 +23,7 @@ class NixlDescriptorsTest {
   @ParameterizedTest
   @ValueSource(strings = {
       // What vLLM sends, plus a field a newer vLLM might add.
-      Wire.PRODUCER_PARAMS,
+      VllmWire.PRODUCER_PARAMS,
       // Empty strings are values the producer chose, not absent fields.
       "{\"do_remote_prefill\":true,\"do_remote_decode\":false,\"remote_block_ids\":[1,2],"
           + "\"remote_engine_id\":\"e\",\"remote_request_id\":\"\",\"remote_host\":\"\","
@@ -69,7 +69,7 @@ class NixlDescriptorsTest {
 
   @Test
   void read_wellFormedFields_areTyped() throws Exception {
-    KvHandoffDescriptor d = NixlDescriptors.read((ObjectNode) tree(Wire.PRODUCER_PARAMS), "nixl");
+    KvHandoffDescriptor d = NixlDescriptors.read((ObjectNode) tree(VllmWire.PRODUCER_PARAMS), "nixl");
 
     assertThat(d.getConnector()).isEqualTo("nixl");
     assertThat(d.getEngineId()).isEqualTo("7f3c1b2a-engine-p");
@@ -87,7 +87,7 @@ class NixlDescriptorsTest {
     String params = "{\"do_remote_prefill\":true,\"do_remote_decode\":false,\"remote_block_ids\":[1],"
         + "\"remote_engine_id\":\"e\",\"remote_request_id\":\"\",\"remote_host\":\"\",\"remote_port\":5600,"
         + "\"tp_size\":1,\"unknown\":null}";
-    KvHandoffDescriptor handoff = dialect.readPrefillResponse(Wire.prefillResponse(params), "nixl");
+    KvHandoffDescriptor handoff = dialect.readPrefillResponse(VllmWire.prefillResponse(params), "nixl");
 
     JsonNode body = tree(dialect.decodeRequest(OpenAiWire.completions("{\"prompt\":\"x\"}"), handoff, "b").body());
 

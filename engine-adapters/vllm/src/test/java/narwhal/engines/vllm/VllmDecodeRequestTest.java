@@ -23,12 +23,12 @@ class VllmDecodeRequestTest {
   @Test
   void decodeRequest_crossedHandoff_isClientBodyPlusProducerParamsVerbatim() throws Exception {
     KvHandoffDescriptor handoff =
-        dialect.readPrefillResponse(Wire.prefillResponse(Wire.PRODUCER_PARAMS), "nixl");
+        dialect.readPrefillResponse(VllmWire.prefillResponse(VllmWire.PRODUCER_PARAMS), "nixl");
 
     EngineHttpRequest http = dialect.decodeRequest(OpenAiWire.completions(CLIENT), handoff, "b-2");
 
     ObjectNode expected = (ObjectNode) tree(CLIENT);
-    expected.set("kv_transfer_params", tree(Wire.PRODUCER_PARAMS));
+    expected.set("kv_transfer_params", tree(VllmWire.PRODUCER_PARAMS));
     assertThat(tree(http.body())).isEqualTo(expected);
     assertThat(http.path()).isEqualTo("/v1/completions");
     assertThat(http.headers()).containsEntry("X-Request-Id", "b-2");
@@ -40,12 +40,12 @@ class VllmDecodeRequestTest {
         + "{\"role\":\"user\",\"content\":\"hi\"}],\"max_completion_tokens\":9,\"stream\":true,"
         + "\"stream_options\":{\"include_usage\":true,\"continuous_usage_stats\":true},\"top_k\":5}";
     KvHandoffDescriptor handoff =
-        dialect.readPrefillResponse(Wire.prefillResponse(Wire.PRODUCER_PARAMS), "nixl");
+        dialect.readPrefillResponse(VllmWire.prefillResponse(VllmWire.PRODUCER_PARAMS), "nixl");
 
     EngineHttpRequest http = dialect.decodeRequest(OpenAiWire.chat(client), handoff, "b-2");
 
     ObjectNode expected = (ObjectNode) tree(client);
-    expected.set("kv_transfer_params", tree(Wire.PRODUCER_PARAMS));
+    expected.set("kv_transfer_params", tree(VllmWire.PRODUCER_PARAMS));
     assertThat(tree(http.body())).isEqualTo(expected);
     assertThat(http.path()).isEqualTo("/v1/chat/completions");
   }
@@ -54,7 +54,7 @@ class VllmDecodeRequestTest {
   void decodeRequest_typedFieldsOfOddShape_travelVerbatim() throws Exception {
     String params = "{\"remote_engine_id\":\"e\",\"remote_block_ids\":[1],\"remote_host\":\"h\","
         + "\"remote_port\":\"5600\",\"tp_size\":null,\"remote_request_id\":42,\"do_remote_prefill\":true}";
-    KvHandoffDescriptor handoff = dialect.readPrefillResponse(Wire.prefillResponse(params), "nixl");
+    KvHandoffDescriptor handoff = dialect.readPrefillResponse(VllmWire.prefillResponse(params), "nixl");
 
     JsonNode body = tree(dialect.decodeRequest(OpenAiWire.completions("{\"prompt\":\"x\"}"), handoff, "b").body());
 

@@ -20,7 +20,7 @@ class VllmPrefillResponseTest {
 
   @Test
   void readPrefillResponse_vllmProducerAnswer_mapsTypedFields() throws Exception {
-    KvHandoffDescriptor d = dialect.readPrefillResponse(Wire.prefillResponse(Wire.PRODUCER_PARAMS), "nixl");
+    KvHandoffDescriptor d = dialect.readPrefillResponse(VllmWire.prefillResponse(VllmWire.PRODUCER_PARAMS), "nixl");
 
     assertThat(d.getConnector()).isEqualTo("nixl");
     assertThat(d.getEngineId()).isEqualTo("7f3c1b2a-engine-p");
@@ -34,7 +34,7 @@ class VllmPrefillResponseTest {
 
   @Test
   void readPrefillResponse_nullParams_isUnreadable() {
-    assertThatThrownBy(() -> dialect.readPrefillResponse(Wire.prefillResponse("null"), "nixl"))
+    assertThatThrownBy(() -> dialect.readPrefillResponse(VllmWire.prefillResponse("null"), "nixl"))
         .isInstanceOf(UnreadableHandoffException.class)
         .hasMessageContaining("no kv_transfer_params");
   }
@@ -55,7 +55,7 @@ class VllmPrefillResponseTest {
 
   @Test
   void readPrefillResponse_paramsNotAnObject_isUnreadable() {
-    assertThatThrownBy(() -> dialect.readPrefillResponse(Wire.prefillResponse("[1,2]"), "nixl"))
+    assertThatThrownBy(() -> dialect.readPrefillResponse(VllmWire.prefillResponse("[1,2]"), "nixl"))
         .isInstanceOf(UnreadableHandoffException.class);
   }
 
@@ -64,7 +64,7 @@ class VllmPrefillResponseTest {
   void readPrefillResponse_badBlockIds_isUnreadable(String blocks) {
     String params = "{\"remote_engine_id\":\"e\",\"remote_block_ids\":" + blocks + "}";
 
-    assertThatThrownBy(() -> dialect.readPrefillResponse(Wire.prefillResponse(params), "nixl"))
+    assertThatThrownBy(() -> dialect.readPrefillResponse(VllmWire.prefillResponse(params), "nixl"))
         .isInstanceOf(UnreadableHandoffException.class)
         .hasMessageContaining("remote_block_ids");
   }
@@ -73,7 +73,7 @@ class VllmPrefillResponseTest {
   void readPrefillResponse_engineIdNotAString_isUnreadable() {
     String params = "{\"remote_engine_id\":17,\"remote_block_ids\":[1]}";
 
-    assertThatThrownBy(() -> dialect.readPrefillResponse(Wire.prefillResponse(params), "nixl"))
+    assertThatThrownBy(() -> dialect.readPrefillResponse(VllmWire.prefillResponse(params), "nixl"))
         .isInstanceOf(UnreadableHandoffException.class)
         .hasMessageContaining("remote_engine_id");
   }
@@ -81,7 +81,7 @@ class VllmPrefillResponseTest {
   @Test
   void readPrefillResponse_missingEngineId_isReadButRejectedByValidation() throws Exception {
     KvHandoffDescriptor d = dialect.readPrefillResponse(
-        Wire.prefillResponse("{\"remote_block_ids\":[1,2],\"remote_host\":\"h\",\"remote_port\":1}"), "nixl");
+        VllmWire.prefillResponse("{\"remote_block_ids\":[1,2],\"remote_host\":\"h\",\"remote_port\":1}"), "nixl");
 
     assertThat(d.getEngineId()).isEmpty();
     assertThat(DescriptorValidator.problem(result(d), new VllmDialect(), "nixl", "/v1/completions"))
@@ -90,7 +90,7 @@ class VllmPrefillResponseTest {
 
   @Test
   void readPrefillResponse_kvConnectorNamesAnotherConnector_isRejectedByValidation() throws Exception {
-    KvHandoffDescriptor d = dialect.readPrefillResponse(Wire.prefillResponse(
+    KvHandoffDescriptor d = dialect.readPrefillResponse(VllmWire.prefillResponse(
         "{\"kv_connector\":\"LMCacheConnectorV1\",\"remote_engine_id\":\"e\",\"remote_block_ids\":[1]}"), "nixl");
 
     assertThat(d.getConnector()).isEqualTo("lmcacheconnectorv1");
@@ -100,7 +100,7 @@ class VllmPrefillResponseTest {
 
   @Test
   void readPrefillResponse_kvConnectorNamesNixl_isAccepted() throws Exception {
-    KvHandoffDescriptor d = dialect.readPrefillResponse(Wire.prefillResponse(
+    KvHandoffDescriptor d = dialect.readPrefillResponse(VllmWire.prefillResponse(
         "{\"kv_connector\":\"NixlConnector\",\"remote_engine_id\":\"e\",\"remote_block_ids\":[1]}"), "nixl");
 
     assertThat(d.getConnector()).isEqualTo("nixl");
@@ -110,7 +110,7 @@ class VllmPrefillResponseTest {
   @Test
   void readPrefillResponse_emptyBlockList_isRejectedByValidation() throws Exception {
     KvHandoffDescriptor d = dialect.readPrefillResponse(
-        Wire.prefillResponse("{\"remote_engine_id\":\"e\",\"remote_block_ids\":[]}"), "nixl");
+        VllmWire.prefillResponse("{\"remote_engine_id\":\"e\",\"remote_block_ids\":[]}"), "nixl");
 
     assertThat(DescriptorValidator.problem(result(d), new VllmDialect(), "nixl", "/v1/completions"))
         .isEqualTo("the descriptor lists no KV block ids");

@@ -4,7 +4,7 @@ package narwhal.engines.vllm;
  * vLLM's own wire text as /work/shared/reference/vllm-wire.md shows it: NixlConnector's {@code
  * kv_transfer_params}. What any OpenAI-compatible engine sends is {@link narwhal.testing.OpenAiWire}.
  */
-final class Wire {
+final class VllmWire {
 
   /** What a vLLM NixlConnector producer returns, plus a field a newer vLLM might add. */
   static final String PRODUCER_PARAMS = "{\"do_remote_prefill\":true,\"do_remote_decode\":false,"
@@ -12,7 +12,7 @@ final class Wire {
       + "\"remote_request_id\":\"cmpl-b1-0-1a2b3c4d\",\"remote_host\":\"10.0.0.7\","
       + "\"remote_port\":5600,\"tp_size\":1,\"future_field\":{\"x\":[1,null],\"y\":\"z\"}}";
 
-  private Wire() {}
+  private VllmWire() {}
 
   /** A non-streaming completions response carrying {@code kvParams} (JSON text, may be "null"). */
   static String prefillResponse(String kvParams) {

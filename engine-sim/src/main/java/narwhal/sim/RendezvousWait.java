@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * because only SGLang-style requests have it, and its three waits must all end with the response.
  * Confined to the channel's event loop.
  */
-final class BootstrapRendezvous {
+final class RendezvousWait {
 
   private final ChannelHandlerContext ctx;
   private final SimulatedEngineState engine;
@@ -28,7 +28,7 @@ final class BootstrapRendezvous {
   /** The response ended: a wait that completes anyway is ignored. */
   private boolean released;
 
-  BootstrapRendezvous(ChannelHandlerContext ctx, SimulatedEngineState engine, BootstrapFields bootstrap) {
+  RendezvousWait(ChannelHandlerContext ctx, SimulatedEngineState engine, BootstrapFields bootstrap) {
     this.ctx = ctx;
     this.engine = engine;
     this.bootstrap = bootstrap;

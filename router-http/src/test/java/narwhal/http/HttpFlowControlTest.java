@@ -9,7 +9,7 @@ import narwhal.http.ScriptedCompletionService.Call;
 import org.junit.jupiter.api.Test;
 
 /** Client disconnects cancel; a client that stops reading holds the stream back. */
-class FlowControlTest extends FrontEndTestSupport {
+class HttpFlowControlTest extends FrontEndTestSupport {
 
   private static final String STREAM = "{\"prompt\":\"x\",\"stream\":true}";
 
@@ -29,8 +29,8 @@ class FlowControlTest extends FrontEndTestSupport {
 
   @Test
   void disconnectMidStream_cancelsExactlyOnce() throws Exception {
-    service.script(FlowControlTest::endlessTokens);
-    try (RawHttp http = new RawHttp(frontEnd.port())) {
+    service.script(HttpFlowControlTest::endlessTokens);
+    try (RawHttpConnection http = new RawHttpConnection(frontEnd.port())) {
       http.post("/v1/completions", STREAM);
       assertThat(http.readHead().status()).isEqualTo(200);
       assertThat(http.readChunk()).isNotNull();
@@ -46,7 +46,7 @@ class FlowControlTest extends FrontEndTestSupport {
   void disconnectWhileNonStreamingIsInFlight_cancelsOnce() throws Exception {
     service.script(call -> {});
     Call call;
-    try (RawHttp http = new RawHttp(frontEnd.port())) {
+    try (RawHttpConnection http = new RawHttpConnection(frontEnd.port())) {
       http.post("/v1/completions", "{\"prompt\":\"x\"}");
       call = service.nextCall();
     }
@@ -61,7 +61,7 @@ class FlowControlTest extends FrontEndTestSupport {
   @Test
   void disconnectAfterTheResponse_doesNotCancel() throws Exception {
     service.script(call -> call.stream(Events.completionFinal("done", "stop", "null")));
-    try (RawHttp http = new RawHttp(frontEnd.port())) {
+    try (RawHttpConnection http = new RawHttpConnection(frontEnd.port())) {
       http.post("/v1/completions", STREAM);
       assertThat(http.readResponse().sseData()).last().isEqualTo("[DONE]");
     }
@@ -105,13 +105,13 @@ class FlowControlTest extends FrontEndTestSupport {
           });
         });
 
-    try (RawHttp http = new RawHttp(frontEnd.port(), 4096)) {
+    try (RawHttpConnection http = new RawHttpConnection(frontEnd.port(), 4096)) {
       http.post("/v1/completions", STREAM);
       await("the sink to report the client unwritable", sawUnwritable::get);
       Call call = service.nextCall();
       assertThat(call.handle.writableCalls.get()).isZero();
 
-      RawHttp.Response response = http.readResponse();
+      RawHttpConnection.Response response = http.readResponse();
 
       assertThat(call.handle.writableCalls.get()).isGreaterThanOrEqualTo(1);
       assertThat(response.status()).isEqualTo(200);

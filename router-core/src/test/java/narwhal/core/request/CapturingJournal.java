@@ -6,7 +6,7 @@ import java.util.Map;
 import narwhal.core.journal.Journal;
 
 /** Keeps every journal row in memory. */
-final class RecordingJournal implements Journal {
+final class CapturingJournal implements Journal {
 
   final List<Map<String, Object>> rows = new ArrayList<>();
 

@@ -19,18 +19,18 @@ import org.jspecify.annotations.Nullable;
  * A plain-socket HTTP/1.1 client that shows exactly what went over the wire: status, headers,
  * each chunk as sent, and whether the server closed the connection.
  */
-final class RawHttp implements AutoCloseable {
+final class RawHttpConnection implements AutoCloseable {
 
   final Socket socket;
   private final InputStream in;
   private final OutputStream out;
 
-  RawHttp(int port) throws IOException {
+  RawHttpConnection(int port) throws IOException {
     this(port, 0);
   }
 
   /** @param receiveBuffer the socket receive buffer (0: system default), small to stall reads */
-  RawHttp(int port, int receiveBuffer) throws IOException {
+  RawHttpConnection(int port, int receiveBuffer) throws IOException {
     socket = new Socket();
     if (receiveBuffer > 0) {
       socket.setReceiveBufferSize(receiveBuffer);

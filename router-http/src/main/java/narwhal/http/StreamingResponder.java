@@ -14,6 +14,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import narwhal.api.ResponseStart;
 import narwhal.api.RouterError;
+import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.Route;
 import org.jspecify.annotations.Nullable;
 
@@ -28,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  * connection stays alive: closing it would race a client that has already returned the socket to
  * its keep-alive pool after reading the last chunk, failing that client's next request.
  */
-final class StreamingExchange extends CompletionExchange {
+final class StreamingResponder extends CompletionResponder {
 
   private final boolean keepTokenIds;
   private final Runnable flush = this::flushNow;
@@ -36,7 +37,7 @@ final class StreamingExchange extends CompletionExchange {
   private boolean flushPending;
   private @Nullable ChannelHandlerContext codec;
 
-  StreamingExchange(
+  StreamingResponder(
       ChannelHandlerContext ctx,
       Route route,
       boolean keepAlive,
@@ -138,5 +139,10 @@ final class StreamingExchange extends CompletionExchange {
     }
     byte[] frame = SseChunkWriter.frame(Responses.envelope(error, true));
     finish(ctx.writeAndFlush(new DefaultLastHttpContent(Unpooled.wrappedBuffer(frame))), false);
+  }
+
+  /** vLLM's {@code return_token_ids}: the client asked for each chunk's token ids, kept in its frames. */
+  static boolean wantsTokenIds(CompletionRequest request) {
+    return "true".equals(request.getExtraFieldsMap().get("return_token_ids"));
   }
 }

@@ -8,10 +8,10 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /** The one {@link ObjectMapper} of the simulator (thread-safe once configured). */
-final class Json {
+final class SimJson {
   static final ObjectMapper MAPPER = new ObjectMapper();
 
-  private Json() {}
+  private SimJson() {}
 
   /** Compact JSON text of {@code node}. */
   static String write(JsonNode node) {

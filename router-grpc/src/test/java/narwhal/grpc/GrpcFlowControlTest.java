@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** A client that stops reading holds the core back; reading again resumes it. */
-class FlowControlTest {
+class GrpcFlowControlTest {
 
   @RegisterExtension
   final GrpcCleanupExtension cleanup = new GrpcCleanupExtension();

@@ -44,7 +44,7 @@ import org.junit.jupiter.api.Assumptions;
  * side, no reservation held, no transport contract broken, and no connection left open once the
  * engines are gone.
  */
-final class Bench implements AutoCloseable {
+final class ConformanceRig implements AutoCloseable {
 
   final AdapterUnderTest adapter;
   final EngineDialect dialect;
@@ -63,7 +63,7 @@ final class Bench implements AutoCloseable {
   private final EventLoopScheduler loop;
   private boolean closed;
 
-  private Bench(AdapterUnderTest adapter, EngineTransport shared, EventLoopScheduler loop, EnginePair pair,
+  private ConformanceRig(AdapterUnderTest adapter, EngineTransport shared, EventLoopScheduler loop, EnginePair pair,
       UnaryOperator<EngineSpec> producerTweak, UnaryOperator<EngineSpec> consumerTweak,
       UnaryOperator<FleetConfig> configTweak) {
     this.adapter = adapter;
@@ -84,7 +84,7 @@ final class Bench implements AutoCloseable {
     this.checks = new EngineChecks(config, transport, dialects, client);
   }
 
-  static Bench start(AdapterUnderTest adapter, EngineTransport shared, EventLoopScheduler loop, List<Fault> faults,
+  static ConformanceRig start(AdapterUnderTest adapter, EngineTransport shared, EventLoopScheduler loop, List<Fault> faults,
       UnaryOperator<EngineSpec> producerTweak, UnaryOperator<EngineSpec> consumerTweak,
       UnaryOperator<FleetConfig> configTweak) throws Exception {
     EnginePair pair;
@@ -95,7 +95,7 @@ final class Bench implements AutoCloseable {
       throw e;
     }
     try {
-      return new Bench(adapter, shared, loop, pair, producerTweak, consumerTweak, configTweak);
+      return new ConformanceRig(adapter, shared, loop, pair, producerTweak, consumerTweak, configTweak);
     } catch (RuntimeException e) {
       pair.close();
       throw e;
@@ -125,10 +125,10 @@ final class Bench implements AutoCloseable {
   // ---- requests ----
 
   /** A running request and its client. */
-  record Running(RequestHandle handle, RecordingSink sink) {}
+  record Running(RequestHandle handle, ContractCheckingSink sink) {}
 
   Running submit(CompletionRequest request) {
-    RecordingSink sink = new RecordingSink();
+    ContractCheckingSink sink = new ContractCheckingSink();
     RequestHandle handle = onLoop(() -> router.submit(request, sink, loop, loop.nanoTime()));
     return new Running(handle, sink);
   }

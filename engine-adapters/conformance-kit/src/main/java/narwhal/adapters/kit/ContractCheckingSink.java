@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * The client of one request: records every call the core makes, and checks the {@link ClientSink}
  * call order as it goes (a violation is kept and reported by {@link Outcome}).
  */
-final class RecordingSink implements ClientSink {
+final class ContractCheckingSink implements ClientSink {
 
   private final List<String> log = new ArrayList<>();
   private final List<String> tokens = new ArrayList<>();

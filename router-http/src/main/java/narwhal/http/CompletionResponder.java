@@ -31,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  *       open, or when the front-end gives up on the response itself (assembly failure).
  * </ul>
  */
-abstract class CompletionExchange implements ClientSink {
+abstract class CompletionResponder implements ClientSink {
 
   /** The connection, told when the response is fully written. */
   interface Listener {
@@ -48,7 +48,7 @@ abstract class CompletionExchange implements ClientSink {
   private final boolean keepAlive;
   private final SinkGuard guard = new SinkGuard();
 
-  CompletionExchange(ChannelHandlerContext ctx, Route route, boolean keepAlive, Listener listener) {
+  CompletionResponder(ChannelHandlerContext ctx, Route route, boolean keepAlive, Listener listener) {
     this.ctx = ctx;
     this.route = route;
     this.keepAlive = keepAlive;

@@ -16,13 +16,13 @@ import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.Route;
 
 /** SGLang wire text and JSON helpers for tests. */
-final class Wire {
+final class SglangWire {
 
   /** Big integers stay exact (a room near 2^63 must not round through a double). */
   private static final ObjectMapper PLAIN =
       new ObjectMapper().enable(DeserializationFeature.USE_BIG_INTEGER_FOR_INTS);
 
-  private Wire() {}
+  private SglangWire() {}
 
   static JsonNode tree(String json) {
     try {

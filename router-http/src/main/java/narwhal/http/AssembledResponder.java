@@ -16,12 +16,12 @@ import org.jspecify.annotations.Nullable;
  * response cannot be built (malformed engine output, or more than {@code maxResponseBytes}) the
  * request is aborted (journal {@code failed}) and the client gets 502 {@code decode}.
  */
-final class AssembledExchange extends CompletionExchange {
+final class AssembledResponder extends CompletionResponder {
 
   private final ResponseAssembler assembler;
   private @Nullable ResponseStart start;
 
-  AssembledExchange(
+  AssembledResponder(
       ChannelHandlerContext ctx,
       Route route,
       boolean keepAlive,
