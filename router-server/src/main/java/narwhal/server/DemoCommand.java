@@ -33,6 +33,8 @@ final class DemoCommand implements Callable<Integer> {
   public Integer call() {
     PrintStream out = narwhal.out;
     String host = listen.host;
+    // Before preflight, which may spend a while probing engines, so a typo fails at once.
+    listen.validate();
     Integer grpcPort = listen.grpcPort();
     EventLoopGroup simGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     // Visible pacing: a token every 20 ms, so streaming can be watched in a terminal.

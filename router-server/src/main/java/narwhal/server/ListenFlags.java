@@ -1,6 +1,9 @@
 package narwhal.server;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Option;
 
@@ -25,9 +28,44 @@ final class ListenFlags {
 
   /** The port to serve gRPC on, or null when {@code --grpc-port} is 0, which disables gRPC. */
   @Nullable Integer grpcPort() {
-    if (grpcPort < 0 || grpcPort > 65535) {
-      throw new IllegalArgumentException("--grpc-port must be a port (0 disables gRPC), got " + grpcPort);
-    }
+    validate();
     return grpcPort == 0 ? null : grpcPort;
+  }
+
+  /**
+   * Checks these flags before anything slow runs (preflight probes every engine): ports out of
+   * range, a journal that cannot be written where it is asked.
+   *
+   * @throws IllegalArgumentException naming every problem (the command prints it and exits 2)
+   */
+  void validate() {
+    List<String> problems = problems();
+    if (!problems.isEmpty()) {
+      throw new IllegalArgumentException(String.join("; ", problems));
+    }
+  }
+
+  private List<String> problems() {
+    List<String> problems = new ArrayList<>();
+    if (port < 0 || port > 65535) {
+      problems.add("--port must be a port from 0 to 65535 (0 picks a free one), got " + port);
+    }
+    if (grpcPort < 0 || grpcPort > 65535) {
+      problems.add("--grpc-port must be a port from 0 to 65535 (0 disables gRPC), got " + grpcPort);
+    }
+    if (journal != null) {
+      Path absolute = journal.toAbsolutePath();
+      Path dir = absolute.getParent();
+      if (Files.isDirectory(absolute)) {
+        problems.add("--journal " + journal + " is a directory; name a file");
+      } else if (dir == null || !Files.isDirectory(dir)) {
+        problems.add("--journal " + journal + ": its directory " + dir + " does not exist");
+      } else if (!Files.isWritable(dir) && !Files.isWritable(absolute)) {
+        problems.add("--journal " + journal + ": cannot write in " + dir);
+      } else if (Files.exists(absolute) && !Files.isWritable(absolute)) {
+        problems.add("--journal " + journal + " exists and cannot be written");
+      }
+    }
+    return problems;
   }
 }

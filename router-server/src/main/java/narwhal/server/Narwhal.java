@@ -30,6 +30,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
 public final class Narwhal implements Runnable {
 
   static final int USAGE_ERROR = 2;
+  /** The router could not start (a port taken): the message says what to fix. */
+  static final int STARTUP_FAILED = 1;
 
   /** Where commands print what they report (a PrintStream, as preflight's report prints to one). */
   final PrintStream out;
@@ -81,6 +83,11 @@ public final class Narwhal implements Runnable {
 
   /** A value the parser accepted but the command could not use (a port out of range, a bad mode). */
   private static int badValue(Exception e, CommandLine cli, ParseResult parsed) throws Exception {
+    if (e instanceof StartupFailure) {
+      cli.getErr().println(cli.getCommandSpec().qualifiedName() + ": " + e.getMessage());
+      cli.getErr().flush();
+      return STARTUP_FAILED;
+    }
     if (!(e instanceof IllegalArgumentException)) {
       throw e;
     }

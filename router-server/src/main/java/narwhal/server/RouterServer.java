@@ -123,9 +123,9 @@ public final class RouterServer implements AutoCloseable {
       server.grpc = started;
       log.info("narwhal serving gRPC (narwhal.v1.Router) on {}:{}", host, started.port());
       return server;
-    } catch (RuntimeException e) {
+    } catch (Exception e) {
       server.close();
-      throw e;
+      throw StartupFailure.listen("gRPC", host, grpcPort, e);
     }
   }
 
@@ -169,11 +169,11 @@ public final class RouterServer implements AutoCloseable {
     HttpFrontEnd http;
     try {
       http = HttpFrontEnd.start(options, router, router.metrics(), boss, workers, io.serverChannel());
-    } catch (RuntimeException e) {
+    } catch (Exception e) { // Netty's bind rethrows the checked BindException undeclared
       health.close();
       journal.close();
       transport.close();
-      throw e;
+      throw StartupFailure.listen("HTTP", host, port, e);
     }
     log.info("narwhal serving model '{}' on http://{}:{} with {} engines", config.model(), host, http.port(),
         config.engines().size());

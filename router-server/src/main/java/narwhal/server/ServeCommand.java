@@ -34,6 +34,8 @@ final class ServeCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     Preflight.Mode mode = Preflight.Mode.parse(preflight);
+    // Before preflight, which may spend a while probing engines, so a typo fails at once.
+    listen.validate();
     Integer grpcPort = listen.grpcPort();
     FleetConfig config;
     try {

@@ -111,7 +111,7 @@ class NarwhalCommandTest {
     assertThat(err()).contains("narwhal serve: --preflight must be enforce, warn or off, got 'maybe'");
     err.reset();
     assertThat(run("serve", "--fleet", "f.json", "--grpc-port", "70000")).isEqualTo(2);
-    assertThat(err()).contains("narwhal serve: --grpc-port must be a port (0 disables gRPC), got 70000");
+    assertThat(err()).contains("narwhal serve: --grpc-port must be a port from 0 to 65535 (0 disables gRPC), got 70000");
   }
 
   @Test
