@@ -60,6 +60,18 @@ class StartupFailuresTest {
     }
   }
 
+  @Test
+  void pinnedContractWithoutAttestation_isRefusedEvenWithPreflightOff(@TempDir Path dir) throws Exception {
+    Path fleet = fleet(dir);
+    Files.writeString(fleet, Files.readString(fleet).replace("\"slo\":",
+        "\"engine_contract\": {\"vllm_version\": \"0.11.0\", \"connector\": \"NixlConnector\"},\n  \"slo\":"));
+    try (ChildProcess serve = ChildProcess.narwhal("serve", "serve", "--fleet", fleet.toString(), "--port", "0",
+        "--grpc-port", "0", "--preflight", "off")) {
+      assertThat(exitStatus(serve)).as(serve.output()).isEqualTo(2);
+      assertThat(serve.output()).contains("engine_contract is pinned but this engine has no attestation_url");
+    }
+  }
+
   private static int exitStatus(ChildProcess child) throws InterruptedException {
     boolean exited = child.process().waitFor(EXIT_WITHIN_S, TimeUnit.SECONDS);
     assertThat(exited).as("the process exited instead of hanging; its output:\n%s", child.output()).isTrue();

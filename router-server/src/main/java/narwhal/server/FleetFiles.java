@@ -53,6 +53,12 @@ public final class FleetFiles {
       for (String problem : dialects.get(engine.dialect()).configurationProblems(engine)) {
         problems.add(where + problem);
       }
+      if (config.engineContract() != null && engine.attestationUrl() == null) {
+        // The contract is enforced by comparing it with each engine's attestation document; an
+        // engine without one could never be checked, whether or not preflight runs.
+        problems.add(where + "engine_contract is pinned but this engine has no attestation_url: set it to the URL "
+            + "of the engine's attestation document so the router can compare the contract");
+      }
     }
     return problems;
   }

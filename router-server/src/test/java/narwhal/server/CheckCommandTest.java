@@ -141,13 +141,14 @@ class CheckCommandTest {
   }
 
   @Test
-  void check_contractWithoutAttestationUrl_failsSayingToSetIt() throws IOException {
+  void check_contractWithoutAttestationUrl_isAFleetFileError_beforeAnyEngineIsProbed() throws IOException {
+    // A configuration error, not a preflight result: serve --preflight=off must refuse it too.
     Path file = fleet(CONTRACT, attestedEngine("p0", sim(), "prefill"), engine("d0", sim().baseUrl(), "decode"));
 
-    assertThat(run("check", "--fleet", file.toString())).isEqualTo(1);
+    assertThat(run("check", "--fleet", file.toString())).isEqualTo(2);
 
-    assertThat(lines().get(1)).startsWith("FAIL d0  engine_contract is pinned but engine d0 has no attestation_url")
-        .contains("set attestation_url");
+    assertThat(String.join("\n", lines())).contains("$.engines[1] (d0): engine_contract is pinned but this engine has "
+        + "no attestation_url").doesNotContain("PASS");
   }
 
   @Test
