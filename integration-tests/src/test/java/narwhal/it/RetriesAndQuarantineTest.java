@@ -301,25 +301,23 @@ class RetriesAndQuarantineTest {
 
   @ParameterizedTest(name = "stream={0}")
   @ValueSource(booleans = {true, false})
-  void everyCapableEngineFailed_is503BackendUnavailable(boolean stream) {
+  void everyCapableEngineFailed_theRetryFallsBackToIt_andTheLastErrorIsReturned(boolean stream) {
     try (RoutedFleet fleet = retrying(1, 1, c -> c)) {
       fleet.engine("p0").setFaults(FaultPlan.of("status=503"));
 
       HttpResponse<String> r = fleet.client.post("/v1/completions", body(stream));
 
-      JsonNode error = plainError(r, 503, "backend_unavailable");
-      assertThat(error.path("code").asText()).isEqualTo("backend_unavailable");
-      assertThat(error.path("message").asText())
-          .isEqualTo("no prefill engine is left for this request: every capable engine already failed it");
-      assertThat(r.headers().firstValue("retry-after")).hasValue("1");
-      assertThat(r.headers().firstValue("content-type")).hasValueSatisfying(t -> assertThat(t).startsWith("application/json"));
-      // The retry found nothing to try: p0 was asked once, the decode engine never.
-      assertThat(fleet.engine("p0").received()).hasSize(1);
+      // Avoiding an engine the request failed on is a preference that never empties a role: the
+      // only producer gets the retry, and its second answer is what the client sees.
+      JsonNode error = plainError(r, 502, "prefill");
+      assertThat(error.path("message").asText()).startsWith("prefill engine p0 answered HTTP 503");
+      assertThat(fleet.engine("p0").received()).hasSize(2);
       assertThat(fleet.engine("d0").received()).isEmpty();
       JsonNode row = row(fleet, rid(r));
-      assertThat(row.path("reason").asText()).isEqualTo("no_engine");
-      assertThat(row.path("status").asInt()).isEqualTo(503);
-      assertThat(row.path("attempts").asInt()).isEqualTo(1);
+      assertThat(row.path("reason").asText()).isEqualTo("engine_overloaded");
+      assertThat(row.path("attempts").asInt()).isEqualTo(2);
+      assertThat(row.path("first_failed_iid").asText()).isEqualTo("p0");
+      assertThat(row.path("attempt_failures").path(1).path("retry_reason").asText()).isEqualTo("attempt_limit");
       fleet.assertReservationsReturnToZero();
     }
   }

@@ -1,10 +1,8 @@
 package narwhal.core.fleet;
 
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
@@ -14,11 +12,13 @@ import org.jspecify.annotations.Nullable;
 /**
  * The engines the router places work on, and the placement rule.
  *
- * <p>Placement: among the engines able to run a phase, not excluded for this request, pick the one
- * with the least resident work (ties go to the lowest iid). Decode avoids the producer unless no
- * other decode engine fits, and pairs only engines that speak the same dialect. Engines the breaker
- * holds or ejects are skipped; quarantined engines are skipped while another engine covers the
- * role. Thread-safe: counts are atomics and the engine list never changes after construction.
+ * <p>Placement: among the engines able to run a phase, pick the one with the least resident work
+ * (ties go to the lowest iid). Engines the breaker holds or ejects are never picked. Everything
+ * else is a preference, tried in order, that never leaves a role empty: an engine the request has
+ * not been told to avoid (it already failed the request, or produced the handoff of a decode that
+ * failed) over one it has; for decode, then an engine other than the producer; and within each of
+ * those, an engine not quarantined over a quarantined one. Decode pairs only engines that speak the same
+ * dialect. Thread-safe: counts are atomics and the engine list never changes after construction.
  */
 public final class Fleet {
 
@@ -41,20 +41,29 @@ public final class Fleet {
     return engines.get(iid);
   }
 
-  /** The prefill engine for a new attempt, or null when every capable engine is excluded. */
-  public @Nullable EngineState pickPrefill(Set<String> excluded, long nowNanos) {
-    return pick(e -> e.spec().role().canPrefill() && e.inPlacement() && !excluded.contains(e.iid()), nowNanos);
+  /**
+   * The prefill engine for a new attempt, preferring engines not in {@code avoid}; null only when
+   * no engine in placement can prefill.
+   */
+  public @Nullable EngineState pickPrefill(Set<String> avoid, long nowNanos) {
+    Predicate<EngineState> capable = e -> e.spec().role().canPrefill() && e.inPlacement();
+    return pick(nowNanos, capable.and(e -> !avoid.contains(e.iid())), capable);
   }
 
-  /** The decode engine for {@code producerIid}'s handoff, or null when none is left. */
-  public @Nullable EngineState pickDecode(String producerIid, Set<String> excluded, long nowNanos) {
+  /**
+   * The decode engine for {@code producerIid}'s handoff, preferring engines not in {@code avoid},
+   * then engines other than the producer; null only when no engine in placement can decode it.
+   */
+  public @Nullable EngineState pickDecode(String producerIid, Set<String> avoid, long nowNanos) {
     EngineState producer = engines.get(producerIid);
-    // A handoff only works between engines that speak the same dialect.
+    // A handoff only works between engines that speak the same dialect: not a preference.
     String dialect = producer == null ? null : producer.spec().dialect();
     Predicate<EngineState> capable = e -> e.spec().role().canDecode() && e.inPlacement()
-        && !excluded.contains(e.iid()) && (dialect == null || dialect.equals(e.spec().dialect()));
-    EngineState other = pick(capable.and(e -> !e.iid().equals(producerIid)), nowNanos);
-    return other != null ? other : pick(capable, nowNanos);
+        && (dialect == null || dialect.equals(e.spec().dialect()));
+    Predicate<EngineState> notAvoided = e -> !avoid.contains(e.iid());
+    Predicate<EngineState> notProducer = e -> !e.iid().equals(producerIid);
+    return pick(nowNanos, capable.and(notAvoided).and(notProducer), capable.and(notAvoided),
+        capable.and(notProducer), capable);
   }
 
   /** True when some engine in placement can prefill and some engine in placement can decode. */
@@ -97,16 +106,31 @@ public final class Fleet {
     return engines.values().stream().mapToInt(EngineState::residentDecode).sum();
   }
 
-  private @Nullable EngineState pick(Predicate<EngineState> eligible, long nowNanos) {
-    List<EngineState> candidates = new ArrayList<>();
-    for (EngineState e : engines.values()) {
-      if (eligible.test(e)) {
-        candidates.add(e);
+  /**
+   * The least-loaded engine of the first non-empty tier, each tier a narrower preference than the
+   * next. Within a tier, quarantine holds an engine out only while another engine of the tier
+   * covers it (a quarantined engine the request has not failed beats one it has).
+   */
+  @SafeVarargs
+  private @Nullable EngineState pick(long nowNanos, Predicate<EngineState>... tiers) {
+    for (Predicate<EngineState> tier : tiers) {
+      EngineState healthy = null;
+      EngineState any = null;
+      for (EngineState e : engines.values()) {
+        if (!tier.test(e)) {
+          continue;
+        }
+        if (any == null || LEAST_LOADED.compare(e, any) < 0) {
+          any = e;
+        }
+        if (!e.isQuarantined(nowNanos) && (healthy == null || LEAST_LOADED.compare(e, healthy) < 0)) {
+          healthy = e;
+        }
+      }
+      if (any != null) {
+        return healthy != null ? healthy : any;
       }
     }
-    // Quarantine holds an engine out only while its role stays covered by someone else.
-    List<EngineState> healthy = candidates.stream().filter(e -> !e.isQuarantined(nowNanos)).toList();
-    List<EngineState> pool = healthy.isEmpty() ? candidates : healthy;
-    return pool.stream().min(LEAST_LOADED).orElse(null);
+    return null;
   }
 }

@@ -43,8 +43,11 @@ import org.jspecify.annotations.Nullable;
  * recovery.liveness_every} ticks, engines in placement get a health check; {@code
  * recovery.liveness_misses} misses in a row eject.
  *
- * <p>The last engine in placement for a role stays there unless it went away (connection or
- * liveness): holding it would turn a degraded service into none.
+ * <p>The last engine in placement for a role stays there whatever the class of its streak,
+ * connection included: the streak comes from requests, and a request can carry a failure from
+ * engine to engine; taking the role's last engine out would turn a degraded service into none.
+ * Only the router's own evidence, {@code recovery.liveness_misses} missed liveness sweeps, ejects
+ * the last engine.
  *
  * <p>All state is confined to {@code loop}; reports from other threads hop onto it. Event rows
  * are {@link BreakerJournal}'s, the whole-wave hold {@link RestartWave}'s and the choice of probe
@@ -173,7 +176,17 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
     }
     String why = cls.wireName() + " streak of " + streak + ": " + failure.getMessage();
     switch (remedy) {
-      case EJECT -> takeOut(t, EngineCondition.EJECTED, OutCause.of(cls), null, why);
+      case EJECT -> {
+        // Request evidence of every class keeps the last engine of a role: a failure a request
+        // carries from engine to engine (or a blip) must not turn into an outage of the role.
+        // A dead last engine stays in placement and answers 502 engine_unreachable, which is
+        // what the client would learn anyway; the router's own liveness sweeps still eject it.
+        if (fleet.othersCover(t.engine)) {
+          takeOut(t, EngineCondition.EJECTED, OutCause.of(cls), null, why);
+        } else {
+          keptAsLastEngine(t, cls, why);
+        }
+      }
       case VERIFY_WITH_HEALTH_CHECK -> verifyHealth(t, cls, why);
       case HOLD_UNTIL_INFERENCE_PROBE -> {
         String producer = failure.phase() == Phase.DECODE && producerIid != null
@@ -201,7 +214,7 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
           takeOut(t, EngineCondition.EJECTED, OutCause.HEALTH_VERIFY, null, failed);
         } else {
           // A saturated last engine also fails its health check; ejecting it would turn overload
-          // into an outage. Only connection and liveness evidence eject the last engine.
+          // into an outage. Only liveness evidence ejects the last engine.
           keptAsLastEngine(t, cls, failed);
         }
       }

@@ -41,6 +41,10 @@ import org.jspecify.annotations.Nullable;
  * @param upstreamNanos time with an engine leg in flight
  * @param cancelledPhase where a cancelled request was ({@code request}, {@code queue}, {@code
  *     prefill}, {@code decode}, ...), or null
+ * @param firstFailedIid the engine whose failure started the request's retries (its first failed
+ *     attempt's), or null when no attempt failed; the journal's {@code first_failed_iid}
+ * @param poisoned the request failed the same way on two engines of one role, so it stopped
+ *     retrying and its failures were not counted against those engines; the journal's {@code poisoned}
  */
 public record RequestOutcome(
     String rid,
@@ -67,7 +71,9 @@ public record RequestOutcome(
     @Nullable Long routerOverheadNanos,
     long durationNanos,
     long upstreamNanos,
-    @Nullable String cancelledPhase) {
+    @Nullable String cancelledPhase,
+    @Nullable String firstFailedIid,
+    boolean poisoned) {
 
   public RequestOutcome {
     Objects.requireNonNull(rid, "rid");
@@ -124,6 +130,8 @@ public record RequestOutcome(
     row.put("attempts", attempts);
     row.put("decode_attempts", decodeAttempts);
     row.put("attempt_failures", attemptFailures);
+    row.put("first_failed_iid", firstFailedIid);
+    row.put("poisoned", poisoned);
     row.put("queue_wait_s", seconds(queueWaitNanos));
     row.put("router_overhead_s", seconds(routerOverheadNanos));
     row.put("duration_s", durationNanos / 1e9);
@@ -163,6 +171,8 @@ public record RequestOutcome(
     private long durationNanos;
     private long upstreamNanos;
     private @Nullable String cancelledPhase;
+    private @Nullable String firstFailedIid;
+    private boolean poisoned;
 
     private Builder(String rid, Terminal terminal) {
       this.rid = rid;
@@ -225,6 +235,13 @@ public record RequestOutcome(
       return this;
     }
 
+    /** The engine whose failure started the retries, and whether the request was poisoned. */
+    public Builder retryChain(@Nullable String firstFailed, boolean wasPoisoned) {
+      firstFailedIid = firstFailed;
+      poisoned = wasPoisoned;
+      return this;
+    }
+
     public Builder timing(@Nullable Long queueWait, @Nullable Long routerOverhead, long duration, long upstream) {
       queueWaitNanos = queueWait;
       routerOverheadNanos = routerOverhead;
@@ -242,7 +259,7 @@ public record RequestOutcome(
       return new RequestOutcome(rid, clientRid, arrivedEpochSeconds, route, stream, inputLen, wantedLen,
           outputLen, ttftNanos, firstByteNanos, tpotNanos, decodeTpotNanos, prefillIid, decodeIid, terminal,
           reason, error, attempts, decodeAttempts, attemptFailures, queueWaitNanos, routerOverheadNanos,
-          durationNanos, upstreamNanos, cancelledPhase);
+          durationNanos, upstreamNanos, cancelledPhase, firstFailedIid, poisoned);
     }
   }
 }

@@ -71,8 +71,14 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
    */
   private boolean retryCreditHeld;
   private int attempts;
-  private final Set<String> excluded = new HashSet<>();
+  /**
+   * Engines the next attempt should avoid: those that failed this request, and the producer of a
+   * decode that failed. A preference only: placement falls back to them rather than leave a role
+   * empty ({@code Fleet}).
+   */
+  private final Set<String> avoided = new HashSet<>();
   private final AttemptFailures attemptFailures = new AttemptFailures();
+  private final FailureBlame blame;
 
   private @Nullable EngineState producer;
   private @Nullable EngineState consumer;
@@ -106,6 +112,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     this.arrivalNanos = arrivalNanos;
     this.requestId = requestId;
     this.relay = new ClientRelay(sink, legs);
+    this.blame = new FailureBlame(rt.health(), this::quarantine);
     this.deadlineNanos = rt.settings().deadlineNanos(arrivalNanos, clientDeadlineNanos);
     boolean clientFirst = deadlineNanos != arrivalNanos + rt.settings().requestTimeoutNanos();
     this.deadlineLimit = clientFirst
@@ -157,11 +164,13 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     timeline.attemptStarted(loop.nanoTime());
     state = RequestState.PREFILL_PLACEMENT;
     concurrent = null;
-    producer = rt.fleet().pickPrefill(excluded, loop.nanoTime());
-    if (producer == null) {
+    // Picked into a local: when no engine is left, the row keeps naming the last attempt's pair.
+    EngineState picked = rt.fleet().pickPrefill(avoided, loop.nanoTime());
+    if (picked == null) {
       failNoEngine("prefill");
       return;
     }
+    producer = picked;
     if (rt.engines().handoffStyle(producer.spec()) == HandoffStyle.CONCURRENT) {
       startConcurrentAttempt();
       return;
@@ -201,11 +210,12 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
       return;
     }
     state = RequestState.DECODE_PLACEMENT;
-    consumer = rt.fleet().pickDecode(producer.iid(), excluded, now);
-    if (consumer == null) {
+    EngineState picked = rt.fleet().pickDecode(producer.iid(), avoided, now);
+    if (picked == null) {
       failNoEngine("decode");
       return;
     }
+    consumer = picked;
     state = RequestState.DECODE;
     legs.decodeReservation = consumer.reserveDecode();
     timeline.decodeDispatched(now);
@@ -217,6 +227,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
       legs.decodeCall = call;
       // Only now is the handoff known to be usable: a descriptor the decode leg rejects is the
       // producer's kv_handoff failure and must not be cleared by this success.
+      blame.beforeSuccessOn(producer.iid());
       rt.health().prefillSucceeded(producer.iid());
     }
   }
@@ -225,11 +236,12 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   private void startConcurrentAttempt() {
     long now = loop.nanoTime();
     state = RequestState.DECODE_PLACEMENT;
-    consumer = rt.fleet().pickDecode(producer.iid(), excluded, now);
-    if (consumer == null) {
+    EngineState picked = rt.fleet().pickDecode(producer.iid(), avoided, now);
+    if (picked == null) {
       failNoEngine("decode");
       return;
     }
+    consumer = picked;
     attempts++;
     retryCreditHeld = false;
     state = RequestState.DECODE;
@@ -243,6 +255,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
           @Override
           public void answered(long at) {
             ttftNanos = at - arrivalNanos;
+            blame.beforeSuccessOn(p.iid());
             rt.health().prefillSucceeded(p.iid());
           }
 
@@ -275,8 +288,8 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     String message = "KV handoff expired before decode dispatch: it was "
         + Durations.describe(handoff.ageNanos(now)) + " old, over the bound of " + Durations.describe(bound);
     attemptFailures.add(attempts, "prefill", producer.iid(), "handoff_expired", message);
-    // A retry must use a new producer; the expired handoff is abandoned.
-    excluded.add(producer.iid());
+    // A retry gets a new handoff, preferably from another producer; the expired one is abandoned.
+    avoided.add(producer.iid());
     if (!retryIfPermitted(true)) {
       RouterError err = RouterError.of(504, "handoff_expired", "handoff_expired", message);
       end(Terminal.EXPIRED, "handoff", err);
@@ -305,6 +318,9 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   }
 
   private void commit() {
+    // No retry can follow visible output, so no later attempt can show a held failure was the
+    // request's: the engines hear of them now rather than at the end of a long stream.
+    blame.blameAll();
     firstByteNanos = loop.nanoTime() - arrivalNanos;
     state = RequestState.RELAY;
     relay.commit(new ResponseStart(requestId, rt.settings().model(), rt.wallClock().millis() / 1000));
@@ -323,6 +339,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
       return;
     }
     legs.decodeCall = null;
+    blame.beforeSuccessOn(consumer.iid());
     rt.health().decodeSucceeded(consumer.iid());
     rt.retryBudget().onSuccess();
     end(Terminal.COMPLETED, null, null);
@@ -352,8 +369,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
 
   /** Output is visible: never retry; the client's stream ends with one terminal error event. */
   private void failAfterOutput(EngineFailure failure) {
-    reportToBreaker(failure);
-    quarantine(failure);
+    blame.failedAfterOutput(failure, producerOf(failure));
     recordAttemptFailure(failure);
     noteRetryReason(RetryReason.OUTPUT_STARTED);
     end(Terminal.FAILED, failure.reason(), failure.toRouterError());
@@ -361,13 +377,18 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
 
   private void onAttemptFailed(EngineFailure failure) {
     recordAttemptFailure(failure);
-    reportToBreaker(failure);
-    quarantine(failure);
-    // Blame what failed: a prefill failure excludes the producer; a decode failure excludes the
-    // consumer and its producer, so the retry gets a new handoff from a new producer.
-    excluded.add(failure.engineIid());
+    if (blame.attemptFailed(failure, producerOf(failure))) {
+      // Failed the same way on two engines of the role: the failure follows the request, so
+      // another engine would fail it too. It ends with what the last attempt got.
+      noteRetryReason(RetryReason.POISONED);
+      end(Terminal.FAILED, failure.reason(), failure.toRouterError());
+      return;
+    }
+    // The retry avoids what failed: a prefill failure the producer; a decode failure the consumer
+    // and, less strongly, its producer (a fresh handoff from another producer where there is one).
+    avoided.add(failure.engineIid());
     if (failure.phase() == Phase.DECODE && producer != null) {
-      excluded.add(producer.iid());
+      avoided.add(producer.iid());
     }
     if (!retryIfPermitted(failure.isTransient())) {
       end(Terminal.FAILED, failure.reason(), failure.toRouterError());
@@ -400,19 +421,20 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     attemptFailures.noteRetryReason(reason);
   }
 
+  /** No engine in placement can run {@code phase}: avoidances alone never get here ({@code Fleet}). */
   private void failNoEngine(String phase) {
-    boolean someFailed = !excluded.isEmpty();
-    String message = someFailed
-        ? "no " + phase + " engine is left for this request: every capable engine already failed it"
-        : "no " + phase + " engine is available";
+    String first = blame.firstFailedIid();
+    String message = first == null
+        ? "no " + phase + " engine is available"
+        : "no " + phase + " engine is in placement for this request's retry, which followed a failure on engine "
+            + first;
     end(Terminal.FAILED, "no_engine",
         RouterError.of(503, "backend_unavailable", "backend_unavailable", message).withRetryAfter(1));
   }
 
-  /** The failure counts against the engine whose leg failed; a decode failure names its producer. */
-  private void reportToBreaker(EngineFailure failure) {
-    String producerIid = failure.phase() == Phase.DECODE && producer != null ? producer.iid() : null;
-    rt.health().legFailed(failure, producerIid);
+  /** The producer a decode failure names to the breaker (its probe goes through it); else null. */
+  private @Nullable String producerOf(EngineFailure failure) {
+    return failure.phase() == Phase.DECODE && producer != null ? producer.iid() : null;
   }
 
   /** Keeps the engine out for {@code recovery.failure_quarantine_s} when the policy says so. */
@@ -463,6 +485,9 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     }
     legs.endAll();
     relay.clear();
+    // Held failures not shown to be the request's are their engines' (a poisoned request's were
+    // dropped already).
+    blame.blameAll();
     timeline.legEnded(loop.nanoTime());
     // Freed before the client hears the outcome, so a request it sends next finds the seat.
     if (ticket != null) {
@@ -519,6 +544,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
         .reason(reason)
         .error(error)
         .attempts(attempts, timeline.decodeAttempts(), attemptFailures.entries())
+        .retryChain(blame.firstFailedIid(), blame.poisoned())
         .timing(ticket == null ? null : ticket.seat().queueWaitNanos(now), timeline.routerOverheadNanos(),
             now - arrivalNanos, timeline.upstreamNanos())
         .cancelledPhase(terminal == Terminal.CANCELLED ? endedIn.cancelledPhase() : null)

@@ -18,7 +18,12 @@ enum RetryReason {
   /** The original deadline could not hold even the backoff floor. */
   ORIGINAL_DEADLINE,
   /** No whole credit left in the shared {@code serving.retry_budget}. */
-  SHARED_BUDGET;
+  SHARED_BUDGET,
+  /**
+   * The attempt failed the way an earlier attempt failed on another engine of the same role
+   * ({@link FailureSignature}): the failure follows the request, not the engines.
+   */
+  POISONED;
 
   /** The journal's spelling, e.g. {@code output_started}. */
   String journalName() {

@@ -92,21 +92,35 @@ class FleetPlacementTest {
   }
 
   @Test
-  void exclusions_skipEngines_andExcludingEveryCapableOneLeavesNone() {
+  void exclusions_arePreferences_avoidingEveryCapableEngineStillPicksOne() {
     Fleet f = fleet("p1", EngineRole.PREFILL, "p2", EngineRole.PREFILL, "d1", EngineRole.DECODE,
         "d2", EngineRole.DECODE);
+    loadPrefill(f, "p2", 2);
 
     assertThat(f.pickPrefill(Set.of("p1"), NOW).iid()).isEqualTo("p2");
-    assertThat(f.pickPrefill(Set.of("p1", "p2"), NOW)).isNull();
+    // A role is never left empty by a request's own avoidances: the least loaded of them serves.
+    assertThat(f.pickPrefill(Set.of("p1", "p2"), NOW).iid()).isEqualTo("p1");
     assertThat(f.pickDecode("p1", Set.of("d1"), NOW).iid()).isEqualTo("d2");
-    assertThat(f.pickDecode("p1", Set.of("d1", "d2"), NOW)).isNull();
+    assertThat(f.pickDecode("p1", Set.of("d1", "d2"), NOW).iid()).isEqualTo("d1");
   }
 
   @Test
-  void decode_excludedOthers_fallBackToTheProducerIfItCanDecode() {
+  void exclusions_neverBringBackAHeldOrEjectedEngine() {
+    Fleet f = fleet("p1", EngineRole.PREFILL, "d1", EngineRole.DECODE, "d2", EngineRole.DECODE);
+    f.get("d2").setCondition(EngineCondition.EJECTED, "connection");
+
+    assertThat(f.pickDecode("p1", Set.of("d1"), NOW).iid()).isEqualTo("d1");
+    f.get("d1").setCondition(EngineCondition.HELD, "stream");
+    assertThat(f.pickDecode("p1", Set.of("d1"), NOW)).isNull();
+  }
+
+  @Test
+  void decode_avoidedOthers_fallBackToTheProducer_thenToAnAvoidedOther() {
     Fleet f = fleet("a", EngineRole.BOTH, "b", EngineRole.DECODE);
 
+    // Same-engine decode on a producer the request did not fail beats an engine it failed on.
     assertThat(f.pickDecode("a", Set.of("b"), NOW).iid()).isEqualTo("a");
+    assertThat(f.pickDecode("a", Set.of("a", "b"), NOW).iid()).isEqualTo("b");
   }
 
   @Test

@@ -312,11 +312,11 @@ class HealthMonitorTest {
   }
 
   @Test
-  void connectionStreak_ejectsAtOnce_evenTheLastEngine_andAHealthCheckReadmits() {
-    start(fleetOf(spec("p0", EngineRole.PREFILL), spec("d0", EngineRole.DECODE)));
+  void connectionStreak_ejectsAtOnceWhileAnotherEngineCovers_andAHealthCheckReadmits() {
+    start(fleetOf(spec("p0", EngineRole.PREFILL), spec("d0", EngineRole.DECODE), spec("d1", EngineRole.DECODE)));
     fail("d0", FailureClass.CONNECTION, 3);
     assertThat(engine("d0").condition()).isEqualTo(EngineCondition.EJECTED);
-    assertThat(fleet.coversBothPhases()).isFalse();
+    assertThat(fleet.coversBothPhases()).isTrue();
 
     ticks(2);
     assertThat(prober.calls).containsExactly("health d0");
@@ -326,7 +326,20 @@ class HealthMonitorTest {
     ticks(2);
     prober.complete(pass("HTTP 200"));
     assertThat(engine("d0").condition()).isEqualTo(EngineCondition.ACTIVE);
+  }
+
+  @Test
+  void connectionStreak_onTheLastEngineOfItsRole_keepsItInPlacement() {
+    start(fleetOf(spec("p0", EngineRole.PREFILL), spec("d0", EngineRole.DECODE), spec("d1", EngineRole.DECODE)));
+    fail("d1", FailureClass.CONNECTION, 3);
+    assertThat(engine("d1").condition()).isEqualTo(EngineCondition.EJECTED);
+
+    // Request evidence never empties a role, whatever its class: d0 is now the last decode engine.
+    fail("d0", FailureClass.CONNECTION, 3);
+    assertThat(engine("d0").condition()).isEqualTo(EngineCondition.ACTIVE);
+    assertThat(engine("d0").streaks().get(FailureClass.CONNECTION)).as("starts over on fresh evidence").isZero();
     assertThat(fleet.coversBothPhases()).isTrue();
+    assertThat(eventNames()).containsExactly("engine_ejected", "hold_skipped");
   }
 
   @Test

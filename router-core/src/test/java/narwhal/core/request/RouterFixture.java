@@ -6,7 +6,9 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
+import narwhal.core.health.EngineHealthTracker;
 import narwhal.config.EngineRole;
 import narwhal.config.EngineSpec;
 import narwhal.config.FleetConfig;
@@ -47,11 +49,20 @@ final class RouterFixture {
 
   /** A router speaking {@code dialects} (the engines' {@code dialect} names pick among them). */
   RouterFixture(FleetConfig config, EngineDialects dialects) {
+    this(config, dialects, fleet -> EngineHealthTracker.NONE);
+  }
+
+  /** A router whose requests report to the tracker {@code health} builds over the fixture's fleet. */
+  RouterFixture(FleetConfig config, Function<Fleet, EngineHealthTracker> health) {
+    this(config, EngineDialects.of(new TestDialect()), health);
+  }
+
+  private RouterFixture(FleetConfig config, EngineDialects dialects, Function<Fleet, EngineHealthTracker> health) {
     this.config = config;
     this.fleet = new Fleet(config.engines());
     EngineClient engines = new EngineClient(transport, dialects, () -> "b" + (++backendIds));
-    this.router = new DisaggregatedRouter(
-        config, fleet, engines, journal, Clock.fixed(NOW, ZoneOffset.UTC), new SplittableRandom(SEED));
+    this.router = new DisaggregatedRouter(config, fleet, engines, journal, Clock.fixed(NOW, ZoneOffset.UTC),
+        new SplittableRandom(SEED), health.apply(fleet));
   }
 
   /** Two prefill engines (p1, p2) and two decode engines (d1, d2). */

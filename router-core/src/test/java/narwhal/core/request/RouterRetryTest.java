@@ -101,7 +101,7 @@ class RouterRetryTest {
   }
 
   @Test
-  void everyCapableEngineFailed_fails503BackendUnavailableWithRetryAfter1() {
+  void everyCapableEngineFailed_theNextAttemptFallsBackToOne_andTheLastAttemptsErrorIsReturned() {
     RouterFixture r = new RouterFixture(RouterFixture.twoByTwo(s -> s.withMaxAttempts(3)));
     Client c = r.submitCompletion();
     r.prefillOk(r.call(0));
@@ -109,10 +109,38 @@ class RouterRetryTest {
     r.loop.advanceMillis(1000);
     r.prefillOk(r.call(2));
     r.call(3).fail(TransportFailure.Kind.CONNECT_FAILED);
+    r.loop.advanceMillis(1000);
 
+    // Avoidances are preferences: with every engine avoided, the least loaded of each role serves.
+    assertThat(r.transport.calls()).hasSize(5);
+    assertThat(r.iidOf(r.call(4))).isEqualTo("p1");
+    r.prefillOk(r.call(4));
+    assertThat(r.iidOf(r.call(5))).isEqualTo("d1");
+    r.call(5).fail(TransportFailure.Kind.CONNECT_FAILED);
     r.loop.advanceMillis(5000);
 
-    assertThat(r.transport.calls()).hasSize(4);
+    RouterError error = c.sink().error();
+    assertThat(c.sink().log).containsExactly("error:502:decode");
+    assertThat(error.code()).isEqualTo("engine_unreachable");
+    assertThat(r.residentPrefill()).isZero();
+    assertThat(r.residentDecode()).isZero();
+    assertThat(r.row()).containsEntry("terminal", "failed").containsEntry("reason", "engine_unreachable")
+        .containsEntry("attempts", 3).containsEntry("first_failed_iid", "d1");
+  }
+
+  @Test
+  void noEngineInPlacementForTheRetry_fails503BackendUnavailableWithRetryAfter1() {
+    RouterFixture r = new RouterFixture(RouterFixture.twoByTwo(s -> s.withMaxAttempts(2)));
+    Client c = r.submitCompletion();
+    r.prefillOk(r.call(0));
+    r.call(1).fail(TransportFailure.Kind.CONNECTION_CLOSED);
+    r.fleet.get("d1").setCondition(narwhal.core.fleet.EngineCondition.EJECTED, "connection");
+    r.fleet.get("d2").setCondition(narwhal.core.fleet.EngineCondition.HELD, "stream");
+    r.loop.advanceMillis(1000);
+    r.prefillOk(r.call(2));
+    r.loop.advanceMillis(5000);
+
+    assertThat(r.transport.calls()).hasSize(3);
     RouterError error = c.sink().error();
     assertThat(error.status()).isEqualTo(503);
     assertThat(error.type()).isEqualTo("backend_unavailable");
@@ -122,9 +150,7 @@ class RouterRetryTest {
     assertThat(r.residentPrefill()).isZero();
     assertThat(r.residentDecode()).isZero();
     assertThat(r.row()).containsEntry("terminal", "failed").containsEntry("reason", "no_engine")
-        .containsEntry("status", 503);
-    // Two retries were scheduled, but only the first dispatched: the second's credit came back.
-    assertThat(r.router.retryBudget().available()).isEqualTo(9.0);
+        .containsEntry("status", 503).containsEntry("decode_iid", "d1").containsEntry("first_failed_iid", "d1");
   }
 
   @Test
