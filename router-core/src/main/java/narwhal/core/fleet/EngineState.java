@@ -19,6 +19,13 @@ public final class EngineState {
   private final FailureStreaks streaks = new FailureStreaks();
   private volatile EngineCondition condition = EngineCondition.ACTIVE;
   private volatile @Nullable String conditionCause;
+  /**
+   * Why the last attempt to reach this engine failed before it could answer (connection refused,
+   * connect timeout), until any answer proves it reachable again; null while it answers. Kept apart
+   * from the streaks because last-engine protection restarts those, and readiness must still see a
+   * role whose every engine is down.
+   */
+  private volatile @Nullable String unreachable;
 
   EngineState(EngineSpec spec) {
     this.spec = spec;
@@ -62,6 +69,16 @@ public final class EngineState {
   public void setCondition(EngineCondition condition, @Nullable String cause) {
     this.conditionCause = cause;
     this.condition = condition;
+  }
+
+  /** Why the engine cannot be reached right now, or null when its last contact was an answer. */
+  public @Nullable String unreachable() {
+    return unreachable;
+  }
+
+  /** Set by the health monitor only, on a connection-class failure (null: it answered since). */
+  public void setUnreachable(@Nullable String why) {
+    this.unreachable = why;
   }
 
   /** True when the breaker lets placement use this engine. */

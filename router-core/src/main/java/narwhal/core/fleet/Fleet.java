@@ -72,6 +72,21 @@ public final class Fleet {
   }
 
   /** Engines in placement able to run prefill ({@code prefill} true) or decode. */
+  /**
+   * The engines in placement that can run {@code prefill} (else decode) and answered their last
+   * contact; fewer than {@link #schedulable} while some are down but not yet taken out.
+   */
+  public int reachable(boolean prefill) {
+    int n = 0;
+    for (EngineState e : engines.values()) {
+      if (e.inPlacement() && e.unreachable() == null
+          && (prefill ? e.spec().role().canPrefill() : e.spec().role().canDecode())) {
+        n++;
+      }
+    }
+    return n;
+  }
+
   public int schedulable(boolean prefill) {
     int n = 0;
     for (EngineState e : engines.values()) {

@@ -145,13 +145,16 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
     // The common case, a healthy engine with no failure on its way to the breaker, needs no hop
     // to the breaker's loop: the success would clear nothing. (Every request reports two
     // successes; from another loop each was a task and a wake-up of the breaker's thread.)
-    if (e != null && failuresInFlight.get() == 0 && e.streaks().alreadyClear(evidence)) {
+    if (e != null && failuresInFlight.get() == 0 && e.streaks().alreadyClear(evidence) && e.unreachable() == null) {
       return;
     }
     if (e != null) {
       // Through the loop like failures, so reports apply in the order they were made: a success
       // must not clear a streak before an earlier failure has been counted.
-      loop.runInLoop(() -> e.streaks().recordSuccess(evidence));
+      loop.runInLoop(() -> {
+        e.streaks().recordSuccess(evidence);
+        e.setUnreachable(null); // every kind of evidence is an answer from the engine
+      });
     }
   }
 
@@ -164,7 +167,13 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
     FailurePolicy.BreakerRemedy remedy = failure.rule().remedy();
     if (remedy == FailurePolicy.BreakerRemedy.COUNTS_AS_ALIVE) {
       t.engine.streaks().recordSuccess(Evidence.REJECTED_REQUEST);
+      t.engine.setUnreachable(null);
       return;
+    }
+    if (cls == FailureClass.CONNECTION) {
+      // Whatever the breaker decides below (last-engine protection may keep it), readiness must
+      // see that this engine cannot be reached.
+      t.engine.setUnreachable(failure.getMessage());
     }
     if (!t.engine.inPlacement()) {
       // Requests already in flight when it left; the decision is made.
@@ -208,6 +217,7 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
       if (result.passed()) {
         // A live engine that is merely slow or busy stays in placement.
         t.engine.streaks().recordSuccess(Evidence.HEALTH_OK);
+        t.engine.setUnreachable(null);
       } else if (t.engine.inPlacement()) {
         String failed = why + "; health check failed: " + result.detail();
         if (fleet.othersCover(t.engine)) {
@@ -258,6 +268,7 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
     t.cause = null;
     t.producerIid = null;
     t.livenessMisses = 0;
+    t.engine.setUnreachable(null);
     journal.readmitted(t, cause, how);
     wave.readmitted(fleet);
   }
@@ -298,9 +309,11 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
       if (result.passed()) {
         t.livenessMisses = 0;
         t.engine.streaks().recordSuccess(Evidence.HEALTH_OK);
+        t.engine.setUnreachable(null);
         return;
       }
       t.livenessMisses++;
+      t.engine.setUnreachable("liveness check failed: " + result.detail());
       journal.probe(t, "liveness", "failed", result.detail(), null);
       if (t.livenessMisses >= livenessMisses) {
         takeOut(t, EngineCondition.EJECTED, OutCause.LIVENESS, null,

@@ -183,12 +183,28 @@ public final class DisaggregatedRouter implements CompletionService {
     if (rt.fleet().schedulable(false) == 0) {
       return "no decode-capable engine in placement (" + outOfPlacement() + ")";
     }
+    // In placement but down: the breaker may keep the last engine of a role (a request's failure
+    // must not empty a role), yet every request to it fails until liveness takes it out.
+    if (rt.fleet().reachable(true) == 0) {
+      return "no prefill-capable engine answering (" + unreachable() + ")";
+    }
+    if (rt.fleet().reachable(false) == 0) {
+      return "no decode-capable engine answering (" + unreachable() + ")";
+    }
     return null;
   }
 
   @Override
   public Map<String, Object> stateDocument(Scheduler loop) {
     return StateDocument.build(rt, this, loop.nanoTime());
+  }
+
+  /** {@code "d0 unreachable: connection refused"}: engines in placement whose last contact failed. */
+  private String unreachable() {
+    return rt.fleet().engines().stream()
+        .filter(e -> e.inPlacement() && e.unreachable() != null)
+        .map(e -> e.iid() + " unreachable: " + e.unreachable())
+        .collect(java.util.stream.Collectors.joining(", "));
   }
 
   /** {@code "d0 ejected (connection), d1 held (stream)"}: the engines the breaker keeps out. */
