@@ -389,7 +389,8 @@ public final class JsonlJournal implements Journal {
         try {
           wake.awaitNanos(wait);
         } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
+          // The writer's own thread: an interrupt means stop. The flag is not kept, because an
+          // interrupted FileChannel closes itself and the remaining rows could not be flushed.
           stopping = true;
         }
         lock.unlock();
@@ -566,8 +567,7 @@ public final class JsonlJournal implements Journal {
         }
       }
     } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      stopping = true;
+      stopping = true; // as in step(): the flag is not kept, so the rows left can still be flushed
     } finally {
       lock.unlock();
     }
