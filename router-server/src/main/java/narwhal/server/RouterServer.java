@@ -147,8 +147,15 @@ public final class RouterServer implements AutoCloseable {
     NettyEngineTransport transport = new NettyEngineTransport(workers, io.socketChannel());
     // One run id on the journal's meta row and on every request row; one registry for /metrics.
     Telemetry telemetry = Telemetry.create();
-    Journal journal = journalPath == null ? Journal.none()
-        : new JsonlJournal(journalPath, journalMeta(config, telemetry.runId()));
+    RouterMetrics metrics = new RouterMetrics(telemetry.registry(), config.slo());
+    Journal journal;
+    if (journalPath == null) {
+      journal = Journal.none();
+    } else {
+      JsonlJournal jsonl = new JsonlJournal(journalPath, journalMeta(config, telemetry.runId()));
+      metrics.watchJournal(jsonl);
+      journal = jsonl;
+    }
     Fleet fleet = new Fleet(config.engines());
     // Every engine request (legs, probes, health checks) goes through this: one place adds the key.
     EngineTransport engineTransport = AuthorizingTransport.wrap(transport, config.engine().engineApiKey());
@@ -158,7 +165,6 @@ public final class RouterServer implements AutoCloseable {
     }
     EngineClient engines = new EngineClient(engineTransport, dialects);
     // The breaker's ticks and probes run on one event loop of the shared group.
-    RouterMetrics metrics = new RouterMetrics(telemetry.registry(), config.slo());
     HealthMonitor health = new HealthMonitor(config, fleet, new EngineChecks(config, engineTransport, dialects, engines),
         EventLoopScheduler.of(workers.next()),
         HealthEvents.both(new JournalHealthEvents(journal, Clock.systemUTC()), new MetricsHealthEvents(metrics)));
@@ -190,6 +196,14 @@ public final class RouterServer implements AutoCloseable {
     meta.put("model", config.model());
     meta.put("engines", config.engines().stream().map(e -> e.iid()).toList());
     return meta;
+  }
+
+  /**
+   * Reopens the journal file at its configured path (SIGHUP after logrotate moved it); rows
+   * recorded before go to the old file, rows after to the new one. A no-op without a journal.
+   */
+  public void reopenJournal() {
+    journal.reopen();
   }
 
   public int port() {

@@ -49,6 +49,8 @@ final class ServeCommand implements Callable<Integer> {
       return CheckCommand.FAILED;
     }
     RouterServer server = RouterServer.start(config, listen.host, listen.port, grpcPort, listen.journal);
+    // logrotate moves the journal, then sends SIGHUP: rows go on in a fresh file at the same path.
+    HangupSignal.onHangup(server::reopenJournal);
     narwhal.out.println("narwhal: serving http://" + listen.host + ":" + server.port());
     if (server.grpcPort() > 0) {
       narwhal.out.println("narwhal: serving gRPC (narwhal.v1.Router) on " + listen.host + ":" + server.grpcPort());

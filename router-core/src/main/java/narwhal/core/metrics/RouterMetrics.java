@@ -12,6 +12,7 @@ import narwhal.core.admission.Admission;
 import narwhal.core.fleet.EngineCondition;
 import narwhal.core.fleet.EngineState;
 import narwhal.core.fleet.Fleet;
+import narwhal.core.journal.JsonlJournal;
 import narwhal.core.outcome.RequestOutcome;
 import narwhal.core.retry.RetryBudget;
 import narwhal.api.FailureClass;
@@ -176,6 +177,32 @@ public final class RouterMetrics {
     }
     gauge("narwhal_ejected_instances", "Engines the breaker keeps ejected.",
         () -> fleet.engines().stream().filter(e -> e.condition() == EngineCondition.EJECTED).count());
+  }
+
+  /**
+   * The journal writer's health: rows dropped (by reason), failed writes, reopens, what waits in
+   * its bounded queue, and whether writes are failing now (also the reason {@code /ready} gives).
+   */
+  public void watchJournal(JsonlJournal journal) {
+    describe("narwhal_journal_dropped_rows_total", MetricFamily.Type.COUNTER,
+        "Journal rows dropped: queue_full (the bounded queue was full), too_large, unencodable, closed.");
+    for (JsonlJournal.DropReason r : JsonlJournal.DropReason.values()) {
+      registry.register(SeriesName.of("narwhal_journal_dropped_rows_total", "reason", r.label()),
+          journal.droppedRows(r));
+    }
+    describe("narwhal_journal_write_errors_total", MetricFamily.Type.COUNTER,
+        "Failed journal writes or opens (each is retried; see narwhal_journal_failing).");
+    registry.register("narwhal_journal_write_errors_total", journal.writeErrors());
+    describe("narwhal_journal_reopens_total", MetricFamily.Type.COUNTER,
+        "Times the journal file was reopened (SIGHUP, for log rotation).");
+    registry.register("narwhal_journal_reopens_total", journal.reopens());
+    gauge("narwhal_journal_failing", "1 while journal writes fail (the router is then not ready).",
+        () -> journal.notWritingReason() == null ? 0 : 1);
+    gauge("narwhal_journal_queued_rows", "Journal rows waiting for the writer.", journal::queuedRows);
+    gauge("narwhal_journal_queued_bytes", "Bytes of journal rows waiting for the writer (bounded).",
+        journal::queuedBytes);
+    gauge("narwhal_journal_queue_limit_bytes", "The journal queue's byte bound.",
+        () -> journal.settings().maxQueuedBytes());
   }
 
   /**

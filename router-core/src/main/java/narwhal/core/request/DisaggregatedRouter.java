@@ -174,6 +174,10 @@ public final class DisaggregatedRouter implements CompletionService {
     if (rt.admission().isDraining()) {
       return "draining: the router is shutting down";
     }
+    String journal = rt.journal().notWritingReason();
+    if (journal != null) {
+      return "journal not writable: " + journal;
+    }
     if (rt.health().admissionHeld()) {
       return "whole-wave engine restart: admission is held until every engine is back (" + outOfPlacement() + ")";
     }
