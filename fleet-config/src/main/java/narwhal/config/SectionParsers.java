@@ -36,6 +36,9 @@ final class SectionParsers {
     double requestTimeoutS = s.number("request_timeout_s", d.requestTimeoutS(), POSITIVE);
     double prefillTimeoutS = s.number("prefill_timeout_s", d.prefillTimeoutS(), POSITIVE);
     double gracefulTimeoutS = s.number("graceful_timeout_s", d.gracefulTimeoutS(), NON_NEGATIVE);
+    double headerTimeoutS = s.number("header_timeout_s", d.headerTimeoutS(), NON_NEGATIVE);
+    double idleTimeoutS = s.number("idle_timeout_s", d.idleTimeoutS(), NON_NEGATIVE);
+    int maxClientConnections = s.integer("max_client_connections", d.maxClientConnections(), 1);
 
     if (queueCapacity > 0 && queueTimeoutS <= 0 && s.isValid("queue_timeout_s")) {
       s.error(
@@ -50,6 +53,13 @@ final class SectionParsers {
               + " > "
               + JsonPaths.show(retryCapS)
               + ")");
+    }
+    if (maxClientConnections < maxConnections
+        && s.isValid("max_client_connections") && s.isValid("max_connections")) {
+      // Each in-flight HTTP request needs its own connection: seats past the cap are unreachable.
+      s.error(
+          "max_client_connections",
+          "must be >= max_connections (" + maxClientConnections + " < " + maxConnections + ")");
     }
     s.finish();
     return d.toBuilder()
@@ -68,6 +78,9 @@ final class SectionParsers {
         .requestTimeoutS(requestTimeoutS)
         .prefillTimeoutS(prefillTimeoutS)
         .gracefulTimeoutS(gracefulTimeoutS)
+        .headerTimeoutS(headerTimeoutS)
+        .idleTimeoutS(idleTimeoutS)
+        .maxClientConnections(maxClientConnections)
         .build();
   }
 

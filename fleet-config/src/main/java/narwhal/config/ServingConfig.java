@@ -3,7 +3,8 @@ package narwhal.config;
 import java.util.Objects;
 
 /**
- * The {@code serving} section: admission limits, the request deadline, retries and size limits.
+ * The {@code serving} section: admission limits, the request deadline, retries, size limits, and
+ * the limits on client connections themselves.
  *
  * @param admission how requests are admitted
  * @param admissionMargin extra headroom on the TTFT budget: budget = {@code slo.ttft_s · (1 +
@@ -23,6 +24,12 @@ import java.util.Objects;
  * @param requestTimeoutS the whole request's deadline, from arrival
  * @param prefillTimeoutS the prefill leg's timeout
  * @param gracefulTimeoutS how long shutdown waits for in-flight requests
+ * @param headerTimeoutS the longest an HTTP request head may take to arrive, in total, from the
+ *     connection's accept or the head's first byte; 0 turns it off
+ * @param idleTimeoutS how long a kept-alive HTTP connection may sit between requests; 0 turns it
+ *     off
+ * @param maxClientConnections the most client HTTP connections open at once, whether or not they
+ *     hold an admission seat
  */
 public record ServingConfig(
     AdmissionMode admission,
@@ -39,7 +46,10 @@ public record ServingConfig(
     long maxResponseBytes,
     double requestTimeoutS,
     double prefillTimeoutS,
-    double gracefulTimeoutS) {
+    double gracefulTimeoutS,
+    double headerTimeoutS,
+    double idleTimeoutS,
+    int maxClientConnections) {
 
   public static final long MIB = 1024L * 1024L;
 
@@ -63,7 +73,10 @@ public record ServingConfig(
         16 * MIB,
         600.0,
         120.0,
-        30.0);
+        30.0,
+        20.0,
+        90.0,
+        4096);
   }
 
   /** A builder holding these fields, to change some of them by name. */
@@ -138,6 +151,18 @@ public record ServingConfig(
     return toBuilder().gracefulTimeoutS(value).build();
   }
 
+  public ServingConfig withHeaderTimeoutS(double value) {
+    return toBuilder().headerTimeoutS(value).build();
+  }
+
+  public ServingConfig withIdleTimeoutS(double value) {
+    return toBuilder().idleTimeoutS(value).build();
+  }
+
+  public ServingConfig withMaxClientConnections(int value) {
+    return toBuilder().maxClientConnections(value).build();
+  }
+
   /**
    * Builds a {@link ServingConfig} by name rather than by position; {@link #build} applies the
    * record's checks. Start from {@link ServingConfig#defaults} with {@link #toBuilder}.
@@ -158,6 +183,9 @@ public record ServingConfig(
     private double requestTimeoutS;
     private double prefillTimeoutS;
     private double gracefulTimeoutS;
+    private double headerTimeoutS;
+    private double idleTimeoutS;
+    private int maxClientConnections;
 
     private Builder(ServingConfig from) {
       admission = from.admission;
@@ -175,6 +203,9 @@ public record ServingConfig(
       requestTimeoutS = from.requestTimeoutS;
       prefillTimeoutS = from.prefillTimeoutS;
       gracefulTimeoutS = from.gracefulTimeoutS;
+      headerTimeoutS = from.headerTimeoutS;
+      idleTimeoutS = from.idleTimeoutS;
+      maxClientConnections = from.maxClientConnections;
     }
 
     public Builder admission(AdmissionMode value) {
@@ -252,11 +283,27 @@ public record ServingConfig(
       return this;
     }
 
+    public Builder headerTimeoutS(double value) {
+      headerTimeoutS = value;
+      return this;
+    }
+
+    public Builder idleTimeoutS(double value) {
+      idleTimeoutS = value;
+      return this;
+    }
+
+    public Builder maxClientConnections(int value) {
+      maxClientConnections = value;
+      return this;
+    }
+
     public ServingConfig build() {
       return new ServingConfig(
           admission, admissionMargin, maxConnections, queueCapacity, queueTimeoutS, maxAttempts,
           retryBaseS, retryCapS, retryBudget, retryReplenish, maxRequestBytes, maxResponseBytes,
-          requestTimeoutS, prefillTimeoutS, gracefulTimeoutS);
+          requestTimeoutS, prefillTimeoutS, gracefulTimeoutS, headerTimeoutS, idleTimeoutS,
+          maxClientConnections);
     }
   }
 }

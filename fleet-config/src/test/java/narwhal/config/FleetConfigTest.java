@@ -21,6 +21,9 @@ class FleetConfigTest {
     FleetConfig config = FleetConfig.of("m", TWO_ENGINES);
 
     assertThat(config.serving()).isEqualTo(ServingConfig.defaults());
+    assertThat(config.serving().headerTimeoutS()).isEqualTo(20.0);
+    assertThat(config.serving().idleTimeoutS()).isEqualTo(90.0);
+    assertThat(config.serving().maxClientConnections()).isEqualTo(4096);
     assertThat(config.engine()).isEqualTo(EngineConfig.defaults());
     assertThat(config.recovery()).isEqualTo(RecoveryConfig.defaults());
     assertThat(config.slo()).isEqualTo(SloConfig.defaults());
@@ -67,13 +70,17 @@ class FleetConfigTest {
             .withMaxConnections(9)
             .withQueue(4, 1.5)
             .withGracefulTimeoutS(3)
+            .withHeaderTimeoutS(4)
+            .withIdleTimeoutS(5)
+            .withMaxClientConnections(10)
             .withAdmission(AdmissionMode.OPEN)
             .withAdmissionMargin(0.1);
 
     assertThat(changed)
         .isEqualTo(
             new ServingConfig(
-                AdmissionMode.OPEN, 0.1, 9, 4, 1.5, 3, 0.2, 2.0, 5, 0.5, 100, 200, 30, 7, 3));
+                AdmissionMode.OPEN, 0.1, 9, 4, 1.5, 3, 0.2, 2.0, 5, 0.5, 100, 200, 30, 7, 3, 4, 5,
+                10));
     assertThat(d.withRetryBaseS(0.3).retryBaseS()).isEqualTo(0.3);
     assertThat(d.withRetryCapS(3).retryCapS()).isEqualTo(3.0);
     assertThat(d.withRetryBudget(1).retryReplenish()).isEqualTo(d.retryReplenish());

@@ -122,6 +122,30 @@ class FleetFileParserErrorsTest {
   }
 
   @Test
+  void clientConnectionLimits_mustBeNonNegativeTimeouts_andAPositiveCap() {
+    ObjectNode root = minimal();
+    section(root, "serving")
+        .put("header_timeout_s", -1)
+        .put("idle_timeout_s", "90")
+        .put("max_client_connections", 0);
+
+    assertThat(errorsOf(root))
+        .containsExactlyInAnyOrder(
+            "$.serving.header_timeout_s: must be a number >= 0, got -1",
+            "$.serving.idle_timeout_s: must be a number >= 0, got \"90\"",
+            "$.serving.max_client_connections: must be an integer >= 1, got 0");
+  }
+
+  @Test
+  void clientConnectionCap_belowTheInFlightLimit_isRefused() {
+    ObjectNode root = minimal();
+    section(root, "serving").put("max_client_connections", 100);
+
+    assertThat(errorsOf(root))
+        .containsExactly("$.serving.max_client_connections: must be >= max_connections (100 < 512)");
+  }
+
+  @Test
   void zeroDecodeReadTimeout_isAllowed() throws Exception {
     ObjectNode root = minimal();
     section(root, "engine").put("decode_read_timeout_s", 0);

@@ -140,7 +140,8 @@ class FleetFileParserTest {
             "queue_capacity": 64, "queue_timeout_s": 3.5, "max_attempts": 2,
             "retry_base_s": 0.05, "retry_cap_s": 0.8, "retry_budget": 20, "retry_replenish": 0.25,
             "max_request_bytes": 1048576, "max_response_bytes": 2097152,
-            "request_timeout_s": 300, "prefill_timeout_s": 45, "graceful_timeout_s": 12
+            "request_timeout_s": 300, "prefill_timeout_s": 45, "graceful_timeout_s": 12,
+            "header_timeout_s": 7.5, "idle_timeout_s": 0, "max_client_connections": 1000
           },
           "engine": {
             "first_token_timeout_s": 4.5, "first_token_calibration_path": "runs/ftt.json",
@@ -225,7 +226,7 @@ class FleetFileParserTest {
         .isEqualTo(
             new ServingConfig(
                 AdmissionMode.OPEN, 0.2, 768, 64, 3.5, 2, 0.05, 0.8, 20, 0.25, 1048576, 2097152,
-                300, 45, 12));
+                300, 45, 12, 7.5, 0, 1000));
     assertThat(config.engine())
         .isEqualTo(
             new EngineConfig(

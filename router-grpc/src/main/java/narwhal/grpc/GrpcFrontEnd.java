@@ -64,7 +64,16 @@ public final class GrpcFrontEnd implements AutoCloseable {
         EventLoopScheduler.of(workerGroup.next()), options.readinessPoll().toNanos());
     readiness.start();
     OpenCalls openCalls = new OpenCalls();
-    Server server = NettyServerBuilder.forAddress(new InetSocketAddress(options.host(), options.port()))
+    NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress(options.host(), options.port()));
+    // A connection that never completes its HTTP/2 handshake, or holds no call for the idle
+    // timeout, is closed, as on HTTP. grpc-java has no cap on connections; see docs/operations.md.
+    if (!options.handshakeTimeout().isZero()) {
+      builder.handshakeTimeout(Math.max(1, options.handshakeTimeout().toMillis()), TimeUnit.MILLISECONDS);
+    }
+    if (!options.idleTimeout().isZero()) {
+      builder.maxConnectionIdle(Math.max(1, options.idleTimeout().toMillis()), TimeUnit.MILLISECONDS);
+    }
+    Server server = builder
         .bossEventLoopGroup(bossGroup)
         .workerEventLoopGroup(workerGroup)
         .channelType(serverChannelType)

@@ -11,9 +11,14 @@ import java.time.Duration;
  *     (INVALID_ARGUMENT, as HTTP's 413)
  * @param maxResponseBytes {@code serving.max_response_bytes}: the largest {@code Complete} answer
  * @param readinessPoll how often health re-reads {@link narwhal.api.CompletionService#ready()}
+ * @param handshakeTimeout {@code serving.header_timeout_s}: how long a new connection may take to
+ *     send the HTTP/2 preface and settings before it is closed; zero keeps grpc-java's 120 s
+ * @param idleTimeout {@code serving.idle_timeout_s}: a connection with no call in progress for
+ *     this long is closed (GOAWAY); zero turns it off
  */
 public record GrpcFrontEndOptions(
-    String host, int port, long maxRequestBytes, long maxResponseBytes, Duration readinessPoll) {
+    String host, int port, long maxRequestBytes, long maxResponseBytes, Duration readinessPoll,
+    Duration handshakeTimeout, Duration idleTimeout) {
 
   public GrpcFrontEndOptions {
     if (port < 0 || port > 65535) {
@@ -25,11 +30,27 @@ public record GrpcFrontEndOptions(
     if (readinessPoll.isNegative() || readinessPoll.isZero()) {
       throw new IllegalArgumentException("readinessPoll must be positive");
     }
+    if (handshakeTimeout.isNegative() || idleTimeout.isNegative()) {
+      throw new IllegalArgumentException("timeouts must be >= 0 (0 = off)");
+    }
+  }
+
+  /** With the default connection timeouts: 20 s for the handshake, 90 s idle (as HTTP's). */
+  public GrpcFrontEndOptions(
+      String host, int port, long maxRequestBytes, long maxResponseBytes, Duration readinessPoll) {
+    this(host, port, maxRequestBytes, maxResponseBytes, readinessPoll, Duration.ofSeconds(20),
+        Duration.ofSeconds(90));
   }
 
   /** Polling readiness once a second. */
   public GrpcFrontEndOptions(String host, int port, long maxRequestBytes, long maxResponseBytes) {
     this(host, port, maxRequestBytes, maxResponseBytes, Duration.ofSeconds(1));
+  }
+
+  /** These options with other connection timeouts (zero: grpc-java's default / off). */
+  public GrpcFrontEndOptions withConnectionTimeouts(Duration handshakeTimeout, Duration idleTimeout) {
+    return new GrpcFrontEndOptions(host, port, maxRequestBytes, maxResponseBytes, readinessPoll,
+        handshakeTimeout, idleTimeout);
   }
 
   /**

@@ -18,6 +18,7 @@ import java.time.Clock;
 import java.util.Objects;
 import narwhal.api.CompletionService;
 import narwhal.core.metrics.RouterMetrics;
+import narwhal.netty.EventLoopScheduler;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -35,6 +36,11 @@ import org.jspecify.annotations.Nullable;
  * stream back through {@link narwhal.api.ClientSink#isWritable()}; a client that disconnects
  * cancels its request.
  *
+ * <p>Client connections are bounded in number ({@link HttpFrontEndOptions#maxConnections()}) and
+ * in time: a head must arrive within the header timeout and a kept-alive connection may idle
+ * between requests only for the idle timeout (see {@link ConnectionTimeouts}). Neither holds an
+ * admission seat.
+ *
  * <p>The event loop groups belong to the caller and are not shut down by {@link #close()}.
  */
 public final class HttpFrontEnd implements AutoCloseable {
@@ -45,10 +51,13 @@ public final class HttpFrontEnd implements AutoCloseable {
 
   private final Channel serverChannel;
   private final ChannelGroup connections;
+  private final ClientConnections clientConnections;
 
-  private HttpFrontEnd(Channel serverChannel, ChannelGroup connections) {
+  private HttpFrontEnd(
+      Channel serverChannel, ChannelGroup connections, ClientConnections clientConnections) {
     this.serverChannel = serverChannel;
     this.connections = connections;
+    this.clientConnections = clientConnections;
   }
 
   /**
@@ -130,6 +139,9 @@ public final class HttpFrontEnd implements AutoCloseable {
     long startedEpochSeconds = clock.instant().getEpochSecond();
     ChannelGroup connections =
         new DefaultChannelGroup("narwhal-http", GlobalEventExecutor.INSTANCE);
+    ClientConnections clientConnections = new ClientConnections(options.maxConnections(), metrics);
+    long headerTimeoutNanos = options.headerTimeout().toNanos();
+    long idleTimeoutNanos = options.idleTimeout().toNanos();
     ServerBootstrap bootstrap =
         new ServerBootstrap()
             .group(bossGroup, workerGroup)
@@ -141,8 +153,16 @@ public final class HttpFrontEnd implements AutoCloseable {
                   @Override
                   protected void initChannel(SocketChannel ch) {
                     connections.add(ch);
+                    if (!clientConnections.admit(ch)) {
+                      return; // over serving.max_client_connections: answered 503, closing
+                    }
+                    ConnectionTimeouts timeouts = new ConnectionTimeouts(
+                        EventLoopScheduler.of(ch.eventLoop()), headerTimeoutNanos, idleTimeoutNanos,
+                        clientConnections);
                     ch.pipeline()
+                        .addLast("bytes-in", timeouts.byteWatcher())
                         .addLast("http", new HttpServerCodec())
+                        .addLast("timeouts", timeouts)
                         .addLast(
                             "front-end",
                             new HttpConnectionHandler(
@@ -151,7 +171,17 @@ public final class HttpFrontEnd implements AutoCloseable {
                 });
     Channel serverChannel =
         bootstrap.bind(options.host(), options.port()).syncUninterruptibly().channel();
-    return new HttpFrontEnd(serverChannel, connections);
+    return new HttpFrontEnd(serverChannel, connections, clientConnections);
+  }
+
+  /** Client connections open now. */
+  public int openConnections() {
+    return clientConnections.open();
+  }
+
+  /** The connection cap, refusal and timeout counts (tests). */
+  ClientConnections clientConnections() {
+    return clientConnections;
   }
 
   /** The bound port (the ephemeral one when the options asked for port 0). */

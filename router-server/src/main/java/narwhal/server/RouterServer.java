@@ -118,7 +118,9 @@ public final class RouterServer implements AutoCloseable {
     }
     try {
       GrpcFrontEnd started = GrpcFrontEnd.start(new GrpcFrontEndOptions(host, grpcPort,
-          config.serving().maxRequestBytes(), config.serving().maxResponseBytes()), server.router,
+          config.serving().maxRequestBytes(), config.serving().maxResponseBytes())
+              .withConnectionTimeouts(seconds(config.serving().headerTimeoutS()),
+                  seconds(config.serving().idleTimeoutS())), server.router,
           server.boss, server.workers, server.io.serverChannel(), Clock.systemUTC());
       server.grpc = started;
       log.info("narwhal serving gRPC (narwhal.v1.Router) on {}:{}", host, started.port());
@@ -170,8 +172,7 @@ public final class RouterServer implements AutoCloseable {
         HealthEvents.both(new JournalHealthEvents(journal, Clock.systemUTC()), new MetricsHealthEvents(metrics)));
     DisaggregatedRouter router = new DisaggregatedRouter(
         config, fleet, engines, journal, Clock.systemUTC(), new SplittableRandom(), health, telemetry, metrics);
-    HttpFrontEndOptions options = new HttpFrontEndOptions(
-        host, port, config.serving().maxRequestBytes(), config.serving().maxResponseBytes());
+    HttpFrontEndOptions options = httpOptions(config, host, port);
     HttpFrontEnd http;
     try {
       http = HttpFrontEnd.start(options, router, router.metrics(), boss, workers, io.serverChannel());
@@ -186,6 +187,19 @@ public final class RouterServer implements AutoCloseable {
     health.start();
     return new RouterServer(boss, workers, io, ownsGroups, transport, health, journal, router, http,
         Duration.ofMillis(Math.round(config.serving().gracefulTimeoutS() * 1000)));
+  }
+
+  /** The HTTP front-end's options from {@code serving}: size limits and client connection limits. */
+  static HttpFrontEndOptions httpOptions(FleetConfig config, String host, int port) {
+    var serving = config.serving();
+    return new HttpFrontEndOptions(host, port, serving.maxRequestBytes(), serving.maxResponseBytes())
+        .withConnectionLimits(seconds(serving.headerTimeoutS()), seconds(serving.idleTimeoutS()),
+            serving.maxClientConnections());
+  }
+
+  /** Whole milliseconds; a value too large for a Duration in nanoseconds is held at ~292 years. */
+  private static Duration seconds(double s) {
+    return Duration.ofMillis(Math.min(Math.round(s * 1000), Long.MAX_VALUE / 1_000_000));
   }
 
   private static Map<String, Object> journalMeta(FleetConfig config, String runId) {
