@@ -35,7 +35,8 @@ import org.jspecify.annotations.Nullable;
  * stream back through {@link narwhal.api.ClientSink#isWritable()}; a client that disconnects
  * cancels its request.
  *
- * <p>The event loop groups belong to the caller and are not shut down by {@link #close()}.
+ * <p>The event loop groups belong to the caller and are not shut down by {@link #close()}. The
+ * front-end's own threads, which decode large request bodies off the event loops, are.
  */
 public final class HttpFrontEnd implements AutoCloseable {
 
@@ -45,10 +46,12 @@ public final class HttpFrontEnd implements AutoCloseable {
 
   private final Channel serverChannel;
   private final ChannelGroup connections;
+  private final BodyDecoder decoder;
 
-  private HttpFrontEnd(Channel serverChannel, ChannelGroup connections) {
+  private HttpFrontEnd(Channel serverChannel, ChannelGroup connections, BodyDecoder decoder) {
     this.serverChannel = serverChannel;
     this.connections = connections;
+    this.decoder = decoder;
   }
 
   /**
@@ -124,6 +127,20 @@ public final class HttpFrontEnd implements AutoCloseable {
       Class<? extends ServerChannel> serverChannelType,
       Clock clock,
       @Nullable RouterMetrics metrics) {
+    return start(options, service, bossGroup, workerGroup, serverChannelType, clock, metrics,
+        BodyDecoder.create());
+  }
+
+  /** With the given body decoder, which the front-end owns from here on (closed with it). */
+  static HttpFrontEnd start(
+      HttpFrontEndOptions options,
+      CompletionService service,
+      EventLoopGroup bossGroup,
+      EventLoopGroup workerGroup,
+      Class<? extends ServerChannel> serverChannelType,
+      Clock clock,
+      @Nullable RouterMetrics metrics,
+      BodyDecoder decoder) {
     Objects.requireNonNull(options, "options");
     PrometheusExposition exposition = metrics == null ? null : new PrometheusExposition(metrics);
     Objects.requireNonNull(service, "service");
@@ -146,12 +163,17 @@ public final class HttpFrontEnd implements AutoCloseable {
                         .addLast(
                             "front-end",
                             new HttpConnectionHandler(
-                                options, service, exposition, startedEpochSeconds));
+                                options, service, exposition, startedEpochSeconds, decoder));
                   }
                 });
-    Channel serverChannel =
-        bootstrap.bind(options.host(), options.port()).syncUninterruptibly().channel();
-    return new HttpFrontEnd(serverChannel, connections);
+    Channel serverChannel;
+    try {
+      serverChannel = bootstrap.bind(options.host(), options.port()).syncUninterruptibly().channel();
+    } catch (RuntimeException e) {
+      decoder.close();
+      throw e;
+    }
+    return new HttpFrontEnd(serverChannel, connections, decoder);
   }
 
   /** The bound port (the ephemeral one when the options asked for port 0). */
@@ -172,5 +194,7 @@ public final class HttpFrontEnd implements AutoCloseable {
       closing.awaitUninterruptibly();
       closingConnections.awaitUninterruptibly();
     }
+    // After the connections: a decode still running is dropped by its (closed) connection.
+    decoder.close();
   }
 }
