@@ -131,6 +131,26 @@ class InputValidationTest {
   }
 
   @Test
+  void emptyModelName_is404ModelNotFound_likeAnyUnknownModel() {
+    fleet.fleet.engines().forEach(narwhal.sim.SimEngine::clearReceived);
+    assertRefused(fleet.client.post("/v1/completions", "{\"model\": \"\", \"prompt\": \"x\"}"),
+        404, "invalid_request_error", "model", "model_not_found");
+    assertThat(fleet.fleet.engines()).allSatisfy(e -> assertThat(e.received()).isEmpty());
+  }
+
+  /** vLLM requires a token limit of at least 1; a 0 must not reach an engine (which ends at once). */
+  @ParameterizedTest
+  @CsvSource({"max_tokens, 0, false", "max_tokens, 0, true", "max_tokens, -2, true", "max_completion_tokens, 0, false"})
+  void tokenLimitBelowOne_is400_andNoEngineSeesIt(String field, int value, boolean stream) {
+    fleet.fleet.engines().forEach(narwhal.sim.SimEngine::clearReceived);
+    JsonNode error = assertRefused(fleet.client.post("/v1/chat/completions",
+        "{\"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"stream\": " + stream + ", \""
+            + field + "\": " + value + "}"), 400, "invalid_request_error", field, null);
+    assertThat(error.path("message").asText()).isEqualTo(field + " must be at least 1, got " + value + ".");
+    assertThat(fleet.fleet.engines()).allSatisfy(e -> assertThat(e.received()).isEmpty());
+  }
+
+  @Test
   void bodyOverTheLimit_withContentLength_is413() {
     String big = "{\"prompt\": \"" + "x".repeat((int) MAX_REQUEST_BYTES) + "\"}";
     assertRefused(fleet.client.post("/v1/completions", big), 413, "request_too_large", null, null);

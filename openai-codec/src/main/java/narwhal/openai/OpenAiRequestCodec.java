@@ -40,7 +40,7 @@ import org.jspecify.annotations.Nullable;
  * malformed JSON (with line and column), a body that is not an object, {@code model} not a
  * string, {@code stream} not a boolean, {@code n}, {@code best_of}, {@code max_tokens},
  * {@code max_completion_tokens}, {@code top_k}, {@code seed}, {@code min_tokens} not 64-bit
- * integers (booleans and {@code 2.0} are not integers), a negative token limit, {@code n} or
+ * integers (booleans and {@code 2.0} are not integers), a token limit below 1, {@code n} or
  * {@code best_of} above 1, the float settings not finite numbers, {@code stop} not a string or
  * list of strings, {@code prompt} not a string or array, {@code messages} not an array of
  * objects, a chat message without a string {@code role}, a missing input ({@code prompt} for

@@ -94,13 +94,13 @@ final class RequestReader {
         break;
       case "max_tokens":
         if (!value.isNull()) {
-          request.setMaxTokens(requireNonNegative(value, name));
+          request.setMaxTokens(requirePositive(value, name));
           return;
         }
         break;
       case "max_completion_tokens":
         if (!value.isNull()) {
-          request.setMaxCompletionTokens(requireNonNegative(value, name));
+          request.setMaxCompletionTokens(requirePositive(value, name));
           return;
         }
         break;
@@ -310,12 +310,15 @@ final class RequestReader {
     return true;
   }
 
-  private static long requireNonNegative(JsonNode value, String param)
+  /**
+   * A token limit must allow at least one token, as vLLM requires (its message, with the field
+   * named): a limit of 0 would reach the engines only to end at once with nothing generated.
+   */
+  private static long requirePositive(JsonNode value, String param)
       throws InvalidRequestException {
     long v = requireLong(value, param);
-    if (v < 0) {
-      throw InvalidRequestException.badField(
-          param, "'" + param + "' must not be negative, got " + v);
+    if (v < 1) {
+      throw InvalidRequestException.badField(param, param + " must be at least 1, got " + v + ".");
     }
     return v;
   }

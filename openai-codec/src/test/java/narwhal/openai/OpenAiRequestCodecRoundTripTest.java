@@ -27,7 +27,7 @@ class OpenAiRequestCodecRoundTripTest {
     return Stream.of(
         completions("{\"model\":\"m\",\"prompt\":\"hello\"}"),
         completions("{\"prompt\":\"hello\",\"max_tokens\":16,\"stream\":true}"),
-        completions("{\"prompt\":[1,2,3,9223372036854775807],\"max_tokens\":0}"),
+        completions("{\"prompt\":[1,2,3,9223372036854775807],\"max_tokens\":1}"),
         completions("{\"prompt\":[\"a\",\"b\"],\"echo\":true,\"logprobs\":5}"),
         completions("{\"prompt\":[[1,2],[3]],\"suffix\":null}"),
         completions("{\"prompt\":[],\"stream\":false}"),

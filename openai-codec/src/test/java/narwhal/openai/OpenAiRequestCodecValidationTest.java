@@ -44,10 +44,13 @@ class OpenAiRequestCodecValidationTest {
           C | {"prompt":"x","max_tokens":"16"}    | max_tokens            | 'max_tokens' must be an integer, got a string
           C | {"prompt":"x","max_tokens":true}    | max_tokens            | 'max_tokens' must be an integer, got a boolean
           C | {"prompt":"x","max_tokens":16.0}    | max_tokens            | 'max_tokens' must be an integer, got the number 16.0
-          C | {"prompt":"x","max_tokens":-1}      | max_tokens            | 'max_tokens' must not be negative, got -1
+          C | {"prompt":"x","max_tokens":-1}      | max_tokens            | max_tokens must be at least 1, got -1.
+          C | {"prompt":"x","max_tokens":0}       | max_tokens            | max_tokens must be at least 1, got 0.
+          H | {"messages":[{"role":"u"}],"max_tokens":0} | max_tokens     | max_tokens must be at least 1, got 0.
           C | {"prompt":"x","max_tokens":99999999999999999999} | max_tokens | signed 64-bit integer
           H | {"messages":[{"role":"u"}],"max_completion_tokens":false} | max_completion_tokens | must be an integer, got a boolean
-          H | {"messages":[{"role":"u"}],"max_completion_tokens":-3} | max_completion_tokens | must not be negative
+          H | {"messages":[{"role":"u"}],"max_completion_tokens":-3} | max_completion_tokens | max_completion_tokens must be at least 1, got -3.
+          H | {"messages":[{"role":"u"}],"max_completion_tokens":0} | max_completion_tokens | max_completion_tokens must be at least 1, got 0.
           C | {"prompt":"x","n":2}                | n                     | the prefill leg generates one token, so n must be 1
           C | {"prompt":"x","n":true}             | n                     | 'n' must be an integer, got a boolean
           C | {"prompt":"x","n":1.5}              | n                     | 'n' must be an integer

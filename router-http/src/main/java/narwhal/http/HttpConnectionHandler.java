@@ -17,6 +17,8 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.util.ReferenceCountUtil;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import narwhal.api.AdmissionTicket;
 import narwhal.api.ClientErrors;
 import narwhal.api.CompletionService;
@@ -25,7 +27,6 @@ import narwhal.api.RouterError;
 import narwhal.api.ServedModel;
 import narwhal.time.Scheduler;
 import narwhal.netty.EventLoopScheduler;
-import narwhal.openai.OpenAiRequestCodec;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.Route;
 import org.jspecify.annotations.Nullable;
@@ -40,7 +41,9 @@ import org.slf4j.LoggerFactory;
  * seen (and the request cancelled) even when nothing is being written; anything the client
  * pipelines behind the request waits in a backlog and is served once the current response is
  * fully written. The backlog is bounded: past {@code maxRequestBytes} the channel stops reading
- * until it drains. Everything runs on the channel's event loop.
+ * until it drains. Everything runs on the channel's event loop except decoding a large body,
+ * which {@link BodyDecoder} does on its own threads while the connection holds the request's
+ * admission ticket (see {@link #dispatch()}).
  */
 final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
     implements CompletionResponder.Listener {
@@ -63,6 +66,7 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
   private final HttpFrontEndOptions options;
   private final CompletionService service;
   private final InformationalRoutes informational;
+  private final BodyDecoder decoder;
   private final PipelinedBacklog backlog = new PipelinedBacklog();
   private State state = State.IDLE;
   private boolean draining;
@@ -70,6 +74,8 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
 
   // The request being read or served.
   private boolean keepAlive;
+  /** HTTP/1.0: a stream cannot be chunked, so it is sent close-delimited. */
+  private boolean http10;
   private @Nullable Route route;
   private @Nullable RequestBodyBuffer body;
   private @Nullable String clientRequestId;
@@ -77,16 +83,24 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
   /** The admitted request whose body is being read; null once submitted or ended. */
   private @Nullable AdmittedUpload upload;
   private @Nullable CompletionResponder responder;
+  /** A body being decoded off the loop; it owns the admitted ticket until the result is back. */
+  private @Nullable PendingDecode decoding;
 
-  HttpConnectionHandler(
-      HttpFrontEndOptions options, CompletionService service, long startedEpochSeconds) {
-    this(options, service, null, startedEpochSeconds);
+  /** The ticket of a body on the decoder's threads, and the task to cancel if the client leaves. */
+  private static final class PendingDecode {
+    final AdmissionTicket ticket;
+    @Nullable Future<?> task;
+
+    PendingDecode(AdmissionTicket ticket) {
+      this.ticket = ticket;
+    }
   }
 
   HttpConnectionHandler(HttpFrontEndOptions options, CompletionService service,
-      @Nullable PrometheusExposition metrics, long startedEpochSeconds) {
+      @Nullable PrometheusExposition metrics, long startedEpochSeconds, BodyDecoder decoder) {
     this.options = options;
     this.service = service;
+    this.decoder = decoder;
     this.informational = new InformationalRoutes(service, metrics, startedEpochSeconds);
   }
 
@@ -128,6 +142,16 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
     if (upload != null) {
       // Gone before its body was complete: the core frees the seat and journals it cancelled.
       takeTicket().abandon();
+    }
+    PendingDecode pending = decoding;
+    if (pending != null) {
+      // Gone while its body was decoding: the result is dropped when it comes back (decoding no
+      // longer points at it), and the seat is freed here, once.
+      decoding = null;
+      if (pending.task != null) {
+        decoder.cancel(pending.task);
+      }
+      pending.ticket.abandon();
     }
     if (responder != null) {
       responder.clientGone();
@@ -197,6 +221,7 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
       return;
     }
     keepAlive = HttpUtil.isKeepAlive(request);
+    http10 = request.protocolVersion().equals(HttpVersion.HTTP_1_0);
     String path = new QueryStringDecoder(request.uri()).path();
     Endpoint endpoint = Endpoint.forPath(path);
     state = State.DISCARDING_BODY;
@@ -267,15 +292,65 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
     }
   }
 
+  /**
+   * The body is complete: decode it, then submit. A large body is decoded off the loop (see {@link
+   * BodyDecoder}); meanwhile the state stays RESPONDING, so pipelined input waits in the backlog,
+   * and the ticket is held by {@link #decoding}. A disconnect settles it (abandon), otherwise the
+   * result's return does: whichever comes first clears the field, so exactly one of them does.
+   */
   private void dispatch() {
     byte[] bytes = body().toByteArray();
     body = null;
     Route route = this.route;
     AdmissionTicket admitted = takeTicket();
+    if (decoder.decodesInline(bytes.length)) {
+      decoded(admitted, route, decoder.decodeNow(bytes, route, clientRequestId));
+      return;
+    }
+    PendingDecode pending = new PendingDecode(admitted);
+    decoding = pending;
+    ChannelHandlerContext ctx = ctx();
+    pending.task = decoder.decodeLater(bytes, route, clientRequestId, outcome -> {
+      try {
+        ctx.executor().execute(() -> decodedLater(pending, route, outcome));
+      } catch (RejectedExecutionException e) {
+        // The loop is shutting down: its channels close, and channelInactive frees the seat.
+        log.debug("decoded body dropped: event loop shut down", e);
+      }
+    });
+    if (pending.task == null) {
+      decoding = null;
+      RouterError busy = Responses.decoderBusy();
+      // The ticket has no "refused after admission" ending; invalid records the 503 it got.
+      admitted.invalid(busy);
+      replyAndFinish(Responses.error(busy, admitted.requestId()));
+    }
+  }
+
+  private void decodedLater(PendingDecode pending, Route route, BodyDecoder.Outcome outcome) {
+    if (decoding != pending) {
+      return; // the client left meanwhile, and its ticket was abandoned then
+    }
+    decoding = null;
+    decoded(pending.ticket, route, outcome);
+  }
+
+  private void decoded(AdmissionTicket admitted, Route route, BodyDecoder.Outcome outcome) {
     CompletionRequest request;
     try {
+      InvalidRequestException invalid = outcome.invalid();
+      if (invalid != null) {
+        throw invalid;
+      }
+      CompletionRequest parsed = outcome.request();
+      if (parsed == null) {
+        log.error("decoding a request body failed", outcome.failure());
+        admitted.abandon();
+        rejectAndClose(Responses.internalError());
+        return;
+      }
       // Accepted requests run on the served model, whatever (if anything) the client named.
-      request = ServedModel.pin(OpenAiRequestCodec.parse(bytes, route, clientRequestId), service.model());
+      request = ServedModel.pin(parsed, service.model());
     } catch (InvalidRequestException e) {
       admitted.invalid(e.error());
       replyAndFinish(Responses.error(e.error(), admitted.requestId()));
@@ -283,7 +358,8 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
     }
     CompletionResponder started =
         request.getStream()
-            ? new StreamingResponder(ctx(), route, keepAlive, StreamingResponder.wantsTokenIds(request), this)
+            ? new StreamingResponder(ctx(), route, keepAlive, http10,
+                StreamingResponder.wantsTokenIds(request), this)
             : new AssembledResponder(ctx(), route, keepAlive, options.maxResponseBytes(), this);
     responder = started;
     try {

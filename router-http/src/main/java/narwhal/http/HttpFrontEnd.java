@@ -41,7 +41,8 @@ import org.jspecify.annotations.Nullable;
  * between requests only for the idle timeout (see {@link ConnectionTimeouts}). Neither holds an
  * admission seat.
  *
- * <p>The event loop groups belong to the caller and are not shut down by {@link #close()}.
+ * <p>The event loop groups belong to the caller and are not shut down by {@link #close()}. The
+ * front-end's own threads, which decode large request bodies off the event loops, are.
  */
 public final class HttpFrontEnd implements AutoCloseable {
 
@@ -52,12 +53,14 @@ public final class HttpFrontEnd implements AutoCloseable {
   private final Channel serverChannel;
   private final ChannelGroup connections;
   private final ClientConnections clientConnections;
+  private final BodyDecoder decoder;
 
-  private HttpFrontEnd(
-      Channel serverChannel, ChannelGroup connections, ClientConnections clientConnections) {
+  private HttpFrontEnd(Channel serverChannel, ChannelGroup connections, ClientConnections clientConnections,
+      BodyDecoder decoder) {
     this.serverChannel = serverChannel;
     this.connections = connections;
     this.clientConnections = clientConnections;
+    this.decoder = decoder;
   }
 
   /**
@@ -133,6 +136,20 @@ public final class HttpFrontEnd implements AutoCloseable {
       Class<? extends ServerChannel> serverChannelType,
       Clock clock,
       @Nullable RouterMetrics metrics) {
+    return start(options, service, bossGroup, workerGroup, serverChannelType, clock, metrics,
+        BodyDecoder.create());
+  }
+
+  /** With the given body decoder, which the front-end owns from here on (closed with it). */
+  static HttpFrontEnd start(
+      HttpFrontEndOptions options,
+      CompletionService service,
+      EventLoopGroup bossGroup,
+      EventLoopGroup workerGroup,
+      Class<? extends ServerChannel> serverChannelType,
+      Clock clock,
+      @Nullable RouterMetrics metrics,
+      BodyDecoder decoder) {
     Objects.requireNonNull(options, "options");
     PrometheusExposition exposition = metrics == null ? null : new PrometheusExposition(metrics);
     Objects.requireNonNull(service, "service");
@@ -166,12 +183,17 @@ public final class HttpFrontEnd implements AutoCloseable {
                         .addLast(
                             "front-end",
                             new HttpConnectionHandler(
-                                options, service, exposition, startedEpochSeconds));
+                                options, service, exposition, startedEpochSeconds, decoder));
                   }
                 });
-    Channel serverChannel =
-        bootstrap.bind(options.host(), options.port()).syncUninterruptibly().channel();
-    return new HttpFrontEnd(serverChannel, connections, clientConnections);
+    Channel serverChannel;
+    try {
+      serverChannel = bootstrap.bind(options.host(), options.port()).syncUninterruptibly().channel();
+    } catch (Exception e) { // Netty's bind rethrows the checked BindException undeclared
+      decoder.close();
+      throw e;
+    }
+    return new HttpFrontEnd(serverChannel, connections, clientConnections, decoder);
   }
 
   /** Client connections open now. */
@@ -202,5 +224,7 @@ public final class HttpFrontEnd implements AutoCloseable {
       closing.awaitUninterruptibly();
       closingConnections.awaitUninterruptibly();
     }
+    // After the connections: a decode still running is dropped by its (closed) connection.
+    decoder.close();
   }
 }

@@ -71,6 +71,16 @@ final class Responses {
   }
 
   /** A router bug: a plain-text 500 that leaks no detail. */
+  /**
+   * 503 when the body decoder's queue is full: more large bodies wait than its threads can take,
+   * and decoding one on the event loop instead would stall every other connection there.
+   */
+  static RouterError decoderBusy() {
+    return RouterError.of(503, "server_overloaded_error", null,
+            "router is busy decoding other large request bodies; retry shortly")
+        .withRetryAfter(1);
+  }
+
   static FullHttpResponse internalError() {
     byte[] body = "internal router error\n".getBytes(StandardCharsets.UTF_8);
     FullHttpResponse response =

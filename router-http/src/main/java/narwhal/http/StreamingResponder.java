@@ -28,10 +28,16 @@ import org.jspecify.annotations.Nullable;
  * failed stream for a complete one. The chunked body is then terminated properly and the
  * connection stays alive: closing it would race a client that has already returned the socket to
  * its keep-alive pool after reading the last chunk, failing that client's next request.
+ *
+ * <p>HTTP/1.0 has no chunked encoding, so for an HTTP/1.0 client the stream is close-delimited
+ * instead: no {@code Content-Length}, {@code Connection: close}, the same events, and the
+ * connection closes after the terminal one, which is how the client sees the body end.
  */
 final class StreamingResponder extends CompletionResponder {
 
   private final boolean keepTokenIds;
+  /** Close-delimited (HTTP/1.0) rather than chunked. */
+  private final boolean closeDelimited;
   private final Runnable flush = this::flushNow;
   private @Nullable SseChunkWriter writer;
   private boolean flushPending;
@@ -41,9 +47,11 @@ final class StreamingResponder extends CompletionResponder {
       ChannelHandlerContext ctx,
       Route route,
       boolean keepAlive,
+      boolean closeDelimited,
       boolean keepTokenIds,
       Listener listener) {
-    super(ctx, route, keepAlive, listener);
+    super(ctx, route, keepAlive && !closeDelimited, listener);
+    this.closeDelimited = closeDelimited;
     this.keepTokenIds = keepTokenIds;
   }
 
@@ -71,7 +79,8 @@ final class StreamingResponder extends CompletionResponder {
         .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.TEXT_EVENT_STREAM)
         .set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_CACHE)
         .set(Responses.REQUEST_ID_HEADER, requestId() != null ? requestId() : start.requestId());
-    HttpUtil.setTransferEncodingChunked(head, true);
+    // Without chunking the encoder passes the body through as it is, until the connection closes.
+    HttpUtil.setTransferEncodingChunked(head, !closeDelimited);
     HttpUtil.setKeepAlive(head, keepAlive());
     // The first token follows at once (the core commits on it): both leave in one flush.
     ctx.write(head);
@@ -84,13 +93,14 @@ final class StreamingResponder extends CompletionResponder {
       // The core commits before relaying; an event ahead of onStart has nowhere to go.
       return;
     }
-    ByteBuf httpChunk = SseChunkWriter.toHttpChunk(writer.frame(chunk, ctx.alloc()), ctx.alloc());
+    ByteBuf frame = writer.frame(chunk, ctx.alloc());
+    ByteBuf httpChunk = closeDelimited ? frame : SseChunkWriter.toHttpChunk(frame, ctx.alloc());
     // Unflushed bytes count against the high-water mark. Flush them before they could cross it,
     // so "not writable" (which pauses the engine stream) still means the client is not reading.
     if (flushPending && httpChunk.readableBytes() >= ctx.channel().bytesBeforeUnwritable()) {
       ctx.flush();
     }
-    // Already a whole HTTP chunk: written from the codec's own context, so it goes straight to the
+    // Already a whole HTTP chunk (or, close-delimited, the raw frame): written from the codec's own context, so it goes straight to the
     // socket without passing the encoder (which would add a size line and a CRLF as two more
     // buffers per token). The head before it and the last chunk after it do pass the encoder,
     // which keeps its chunked state from one to the other. A void promise: a failed write fails
@@ -128,7 +138,7 @@ final class StreamingResponder extends CompletionResponder {
     }
     DefaultLastHttpContent done =
         new DefaultLastHttpContent(Unpooled.wrappedBuffer(SseChunkWriter.done()));
-    finish(ctx.writeAndFlush(done), false);
+    finish(ctx.writeAndFlush(done), closeDelimited);
   }
 
   @Override
@@ -138,7 +148,7 @@ final class StreamingResponder extends CompletionResponder {
       return;
     }
     byte[] frame = SseChunkWriter.frame(Responses.envelope(error, true));
-    finish(ctx.writeAndFlush(new DefaultLastHttpContent(Unpooled.wrappedBuffer(frame))), false);
+    finish(ctx.writeAndFlush(new DefaultLastHttpContent(Unpooled.wrappedBuffer(frame))), closeDelimited);
   }
 
   /** vLLM's {@code return_token_ids}: the client asked for each chunk's token ids, kept in its frames. */
