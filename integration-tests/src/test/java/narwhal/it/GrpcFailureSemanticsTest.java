@@ -197,10 +197,14 @@ class GrpcFailureSemanticsTest {
 
   @Test
   void noEngineLeft_isUnavailable_withRetryAfterInTrailers() throws InterruptedException {
+    // Nothing of the role in placement: the only prefill engine is down and liveness took it out.
     try (RoutedFleet small = RoutedFleet.start(1, 1, RoutedFleet.fastEngines().build(),
-            c -> c.withServing(c.serving().withMaxAttempts(3).withRetryBackoff(0.001, 0.01)), null);
+            c -> c.withController(c.controller().withMonitorIntervalS(0.05))
+                .withRecovery(c.recovery().withLivenessEvery(1).withLivenessMisses(1).withReadmitEvery(100000))
+                .withServing(c.serving().withMaxAttempts(3).withRetryBackoff(0.001, 0.01)), null);
         GrpcRouterClient client = new GrpcRouterClient(small.router.grpcPort())) {
-      small.engine("p0").setFaults(FaultPlan.of("status=503"));
+      small.engine("p0").close();
+      narwhal.testing.Poll.until("liveness ejects p0", () -> !small.router.router().fleet().get("p0").inPlacement());
       GrpcRouterClient.Outcome<StreamEvent> r = client.stream(completion("retry me", 4));
       assertPlain(r, Status.Code.UNAVAILABLE, 503, "backend_unavailable");
       assertThat(r.trailer(GrpcRouterClient.RETRY_AFTER)).isEqualTo("1");

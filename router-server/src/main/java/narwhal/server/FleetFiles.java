@@ -28,6 +28,7 @@ public final class FleetFiles {
     EngineDialects dialects = EngineDialects.discover();
     FleetConfig config = FleetFileParser.read(file, System::getenv, dialects.names());
     List<String> problems = problems(config, dialects);
+    problems.addAll(unattested(config));
     if (!problems.isEmpty()) {
       throw new FleetConfigException("invalid fleet file " + file, problems);
     }
@@ -53,11 +54,27 @@ public final class FleetFiles {
       for (String problem : dialects.get(engine.dialect()).configurationProblems(engine)) {
         problems.add(where + problem);
       }
-      if (config.engineContract() != null && engine.attestationUrl() == null) {
-        // The contract is enforced by comparing it with each engine's attestation document; an
-        // engine without one could never be checked, whether or not preflight runs.
-        problems.add(where + "engine_contract is pinned but this engine has no attestation_url: set it to the URL "
-            + "of the engine's attestation document so the router can compare the contract");
+    }
+    return problems;
+  }
+
+  /**
+   * Engines a pinned {@code engine_contract} can never be checked against: the contract is enforced
+   * by comparing it with each engine's attestation document, so an engine without {@code
+   * attestation_url} is a fleet-file error for {@code check} and {@code serve} alike, whatever
+   * {@code --preflight} says. (A router built in code may pin a contract for its lease bound alone.)
+   */
+  static List<String> unattested(FleetConfig config) {
+    List<String> problems = new ArrayList<>();
+    if (config.engineContract() == null) {
+      return problems;
+    }
+    List<EngineSpec> engines = config.engines();
+    for (int i = 0; i < engines.size(); i++) {
+      if (engines.get(i).attestationUrl() == null) {
+        problems.add("$.engines[" + i + "] (" + engines.get(i).iid() + "): engine_contract is pinned but this engine "
+            + "has no attestation_url: set it to the URL of the engine's attestation document so the router can "
+            + "compare the contract");
       }
     }
     return problems;

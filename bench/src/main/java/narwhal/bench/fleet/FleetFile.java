@@ -37,6 +37,8 @@ public final class FleetFile {
     root.putObject("serving")
         .put("admission", "open")
         .put("max_connections", maxConnections)
+        // Every stream is a client connection; the harness's own /metrics polls need a few more.
+        .put("max_client_connections", maxConnections + 256)
         .put("request_timeout_s", 600);
     root.putObject("engine")
         .put("first_token_timeout_s", 30)
