@@ -23,10 +23,9 @@ import java.util.Arrays;
  * <p>What the canonical spellings of keys, strings and numbers are lives in {@link
  * CanonicalSpelling}; this class builds and reads the node table.
  *
- * <p>Why not Jackson's streaming {@code JsonParser}: it cannot tell canonical text, the check that
- * lets the relay splice the engine's own text, and it is 19–46 % slower per token with 15–30 times
- * the allocation ({@code narwhal.sim.ChunkReadBenchmark}, figures in BENCHMARKS.md), beyond the
- * 10 % that would have made one JSON path worth it.
+ * <p>Why not Jackson's streaming {@code JsonParser}: it cannot tell canonical text, and it is 19–46 %
+ * slower per token with 15–30 times the allocation ({@code narwhal.sim.ChunkReadBenchmark}, figures
+ * in BENCHMARKS.md), beyond the 10 % that would have made one JSON path worth it.
  *
  * <p>Not thread-safe: keep one per thread ({@link #forThisThread()}) or per stream.
  */
