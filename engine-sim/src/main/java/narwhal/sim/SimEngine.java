@@ -47,10 +47,13 @@ public final class SimEngine implements AutoCloseable {
   private final ChannelGroup channels;
   private final int port;
   private final AtomicBoolean closed = new AtomicBoolean();
+  /** Read by every connection's {@link FreezeGate}; see {@link #freeze()}. */
+  private final AtomicBoolean frozen;
 
-  private SimEngine(
-      SimulatedEngineState state, EventLoopGroup group, boolean ownsGroup, ChannelGroup channels, int port) {
+  private SimEngine(SimulatedEngineState state, EventLoopGroup group, boolean ownsGroup, ChannelGroup channels,
+      int port, AtomicBoolean frozen) {
     this.state = state;
+    this.frozen = frozen;
     this.group = group;
     this.ownsGroup = ownsGroup;
     this.channels = channels;
@@ -88,6 +91,7 @@ public final class SimEngine implements AutoCloseable {
   private static SimEngine bind(SimOptions options, EventLoopGroup group, boolean ownsGroup) {
     SimulatedEngineState state = new SimulatedEngineState(requireNonNull(options, "options"));
     ChannelGroup channels = new DefaultChannelGroup("narwhal-sim", GlobalEventExecutor.INSTANCE);
+    AtomicBoolean frozen = new AtomicBoolean();
     ServerBootstrap bootstrap =
         new ServerBootstrap()
             .group(group)
@@ -100,7 +104,11 @@ public final class SimEngine implements AutoCloseable {
                   @Override
                   protected void initChannel(SocketChannel ch) {
                     channels.add(ch);
+                    if (frozen.get()) {
+                      ch.config().setAutoRead(false); // accepted just as the engine froze
+                    }
                     ch.pipeline()
+                        .addLast(new FreezeGate(frozen))
                         .addLast(new HttpServerCodec())
                         .addLast(new HttpObjectAggregator(MAX_BODY_BYTES))
                         .addLast(new SimHttpHandler(state));
@@ -128,7 +136,7 @@ public final class SimEngine implements AutoCloseable {
       }
       channels.add(bootstrapBound.channel());
     }
-    SimEngine engine = new SimEngine(state, group, ownsGroup, channels, port);
+    SimEngine engine = new SimEngine(state, group, ownsGroup, channels, port, frozen);
     log.info(
         "narwhal-sim listening on {} (engine id {}, model {}, dialect {}, faults {})",
         engine.baseUrl(), options.engineId(), options.model(), options.dialect().wireName(),
@@ -192,6 +200,39 @@ public final class SimEngine implements AutoCloseable {
     return state.streamFraming();
   }
 
+  /**
+   * Freezes the engine as a stopped process: it accepts no connection (they wait in the listen
+   * backlog), reads nothing, and sends nothing on any connection (responses under way are held,
+   * not dropped), until {@link #resume()}. Health checks time out rather than fail. Idempotent.
+   */
+  public void freeze() {
+    frozen.set(true);
+    for (Channel ch : channels) {
+      ch.eventLoop().execute(() -> ch.config().setAutoRead(false));
+    }
+  }
+
+  /** Ends a {@link #freeze()}: everything held goes out in order, and reading resumes. Idempotent. */
+  public void resume() {
+    frozen.set(false);
+    for (Channel ch : channels) {
+      ch.eventLoop().execute(() -> {
+        var gate = ch.pipeline().context(FreezeGate.class);
+        if (gate != null) {
+          ((FreezeGate) gate.handler()).release(gate);
+        }
+        if (!frozen.get()) {
+          ch.config().setAutoRead(true); // reads again at once (Netty issues the read)
+        }
+      });
+    }
+  }
+
+  /** Whether the engine is frozen ({@link #freeze()}). */
+  public boolean frozen() {
+    return frozen.get();
+  }
+
   public SimStats stats() {
     return state.stats;
   }
@@ -237,6 +278,7 @@ public final class SimEngine implements AutoCloseable {
       return;
     }
     boolean mayBlock = !calledFromEventLoop();
+    resume(); // a frozen connection would hold its close back
     var closing = channels.close();
     if (mayBlock) {
       closing.awaitUninterruptibly(10, TimeUnit.SECONDS);

@@ -113,7 +113,9 @@ final class CanonicalSpelling {
 
   /**
    * The value of the number spelled in {@code [s, e)} when it is an integer that fits in a {@code
-   * long}, or {@code fallback} for anything else (decimals, out-of-range integers).
+   * long}, or {@code fallback} for anything else (decimals, exponent spellings such as {@code 1E+5},
+   * out-of-range integers). An exponent is canonical text the index accepts, so it must reach the
+   * fallback rather than {@link Long#parseLong}, which would throw mid-decode.
    */
   static long longValue(String text, int s, int e, long fallback) {
     int digits = e - s - (text.charAt(s) == '-' ? 1 : 0);
@@ -121,7 +123,8 @@ final class CanonicalSpelling {
       return fallback;
     }
     for (int i = s; i < e; i++) {
-      if (text.charAt(i) == '.') {
+      char c = text.charAt(i);
+      if (c == '.' || c == 'E' || c == 'e') {
         return fallback;
       }
     }

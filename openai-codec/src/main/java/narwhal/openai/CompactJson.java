@@ -196,7 +196,7 @@ public final class CompactJson {
 
   /**
    * The value of an integer node that fits in a {@code long}, or {@code fallback} for anything
-   * else (decimals, out-of-range integers, other kinds).
+   * else (decimals, exponent spellings, out-of-range integers, other kinds).
    */
   public long longValue(int node, long fallback) {
     if (kind[node] != NUMBER) {

@@ -73,6 +73,14 @@ class CompactJsonTest {
   }
 
   @Test
+  void longValue_ofAnAcceptedExponentInteger_isTheFallback() {
+    // 1E+5 is canonical (a round trip keeps it), but no long spelling: the caller falls back.
+    assertThat(index.index("{\"n\":1E+5,\"m\":-2.5E-8}")).isTrue();
+    assertThat(index.longValue(index.member(index.root(), "n"), -1)).isEqualTo(-1);
+    assertThat(index.longValue(index.member(index.root(), "m"), -1)).isEqualTo(-1);
+  }
+
+  @Test
   void navigatesMembersAndReadsValues() {
     String json = "{\"id\":\"x\",\"choices\":[{\"index\":3,\"text\":\"a\\\"b\\n\\u0001\"},7],"
         + "\"usage\":{\"total_tokens\":12345678901},\"big\":123456789012345678901,\"f\":1.5,\"e\":\"\"}";

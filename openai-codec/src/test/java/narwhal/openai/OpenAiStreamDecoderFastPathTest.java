@@ -55,6 +55,9 @@ class OpenAiStreamDecoderFastPathTest {
     "{\"choices\":[{\"index\":0,\"text\":5}]}",
     "{\"usage\":{\"prompt_tokens\":1.5,\"total_tokens\":-2}}",
     "{\"usage\":{\"prompt_tokens\":\"3\"}}",
+    // Exponent integers are canonical (the index accepts them) but no long spelling: the tree decides.
+    "{\"usage\":{\"prompt_tokens\":1E+5,\"completion_tokens\":2,\"total_tokens\":1E+5}}",
+    "{\"choices\":[{\"index\":1E+3,\"text\":\"x\"}]}",
     "{\"usage\":[1]}",
     "{ \"choices\": [{\"index\": 0, \"text\": \"x\"}] }",
     "{\"choices\":[{\"index\":0,\"text\":\"\\u00e9\\/\"}]}",
