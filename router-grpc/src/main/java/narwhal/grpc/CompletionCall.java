@@ -156,6 +156,11 @@ abstract class CompletionCall<R> extends ServerCall.Listener<CompletionRequest> 
     if (clientRequestId != null) {
       shaped.setClientRequestId(clientRequestId);
     }
+    if (!start.traceparent().isEmpty()) {
+      // Metadata, like HTTP headers, carries the client's trace context; the message's own
+      // fields count only without it. The core validates it.
+      shaped.setTraceparent(start.traceparent()).setTracestate(start.tracestate());
+    }
     CompletionRequest valid = StructuredRequests.validate(shaped.build());
     return ServedModel.pin(valid, service.model());
   }
