@@ -12,10 +12,14 @@ import org.jspecify.annotations.Nullable;
  * @param deadline the client's gRPC deadline, or null
  * @param deadlineNanos the same deadline on {@code loop.nanoTime()}, or null
  * @param clientRequestId the client's {@code x-request-id} header, or null
+ * @param traceparent the client's {@code traceparent} metadata (repeated values joined with ","), or ""
+ * @param tracestate the client's {@code tracestate} metadata (likewise), or ""
  */
 record CallStart(
     Scheduler loop,
     long arrivalNanos,
     @Nullable Deadline deadline,
     @Nullable Long deadlineNanos,
-    @Nullable String clientRequestId) {}
+    @Nullable String clientRequestId,
+    String traceparent,
+    String tracestate) {}

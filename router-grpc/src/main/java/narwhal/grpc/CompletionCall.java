@@ -157,7 +157,14 @@ abstract class CompletionCall<R> extends ServerCall.Listener<CompletionRequest> 
       shaped.setClientRequestId(clientRequestId);
     }
     CompletionRequest valid = StructuredRequests.validate(shaped.build());
-    return ServedModel.pin(valid, service.model());
+    // Set after validation, which rebuilds the message from its OpenAI fields. Metadata, like HTTP
+    // headers, carries the client's trace context; the message's own fields count only without
+    // it. The core validates it.
+    boolean fromMetadata = !start.traceparent().isEmpty();
+    return ServedModel.pin(valid, service.model()).toBuilder()
+        .setTraceparent(fromMetadata ? start.traceparent() : message.getTraceparent())
+        .setTracestate(fromMetadata ? start.tracestate() : message.getTracestate())
+        .build();
   }
 
   /** The client's id for the request: the message's field, else its {@code x-request-id} header. */

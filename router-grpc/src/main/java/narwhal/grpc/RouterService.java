@@ -10,6 +10,7 @@ import io.grpc.stub.ServerCalls;
 import java.util.concurrent.TimeUnit;
 import narwhal.api.CompletionService;
 import narwhal.time.Scheduler;
+import org.jspecify.annotations.Nullable;
 import narwhal.proto.v1.Completion;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.ListModelsResponse;
@@ -73,6 +74,15 @@ final class RouterService {
     long arrivalNanos = loop.nanoTime();
     Deadline deadline = Context.current().getDeadline();
     Long deadlineNanos = deadline == null ? null : arrivalNanos + deadline.timeRemaining(TimeUnit.NANOSECONDS);
-    return new CallStart(loop, arrivalNanos, deadline, deadlineNanos, headers.get(GrpcErrors.REQUEST_ID));
+    return new CallStart(loop, arrivalNanos, deadline, deadlineNanos, headers.get(GrpcErrors.REQUEST_ID),
+        joined(headers.getAll(TRACEPARENT)), joined(headers.getAll(TRACESTATE)));
+  }
+
+  private static final Metadata.Key<String> TRACEPARENT = Metadata.Key.of("traceparent", Metadata.ASCII_STRING_MARSHALLER);
+  private static final Metadata.Key<String> TRACESTATE = Metadata.Key.of("tracestate", Metadata.ASCII_STRING_MARSHALLER);
+
+  /** A repeated key's values joined as HTTP joins a repeated header (the core validates them). */
+  private static String joined(@Nullable Iterable<String> values) {
+    return values == null ? "" : String.join(",", values);
   }
 }

@@ -79,6 +79,12 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
   private @Nullable Route route;
   private @Nullable RequestBodyBuffer body;
   private @Nullable String clientRequestId;
+  /**
+   * The client's W3C trace context headers, each header's values joined with "," as HTTP combines
+   * a repeated header (so two traceparents read as one invalid value, as W3C asks); "" when absent.
+   */
+  private String traceparent = "";
+  private String tracestate = "";
   private long arrivalNanos;
   /** The admitted request whose body is being read; null once submitted or ended. */
   private @Nullable AdmittedUpload upload;
@@ -244,6 +250,8 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
     arrivalNanos = loop.nanoTime();
     this.route = route;
     clientRequestId = request.headers().get(Responses.REQUEST_ID_HEADER);
+    traceparent = String.join(",", request.headers().getAll("traceparent"));
+    tracestate = String.join(",", request.headers().getAll("tracestate"));
     // Admission is decided on the headers alone: an overloaded or draining router answers before
     // reading (or buffering) a byte of the body, which is then skipped.
     AdmissionTicket admitted = service.admit(loop, arrivalNanos, clientRequestId);
@@ -350,7 +358,9 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
         return;
       }
       // Accepted requests run on the served model, whatever (if anything) the client named.
-      request = ServedModel.pin(parsed, service.model());
+      // The core validates the trace context; a front-end only carries it.
+      request = ServedModel.pin(parsed, service.model()).toBuilder()
+          .setTraceparent(traceparent).setTracestate(tracestate).build();
     } catch (InvalidRequestException e) {
       admitted.invalid(e.error());
       replyAndFinish(Responses.error(e.error(), admitted.requestId()));

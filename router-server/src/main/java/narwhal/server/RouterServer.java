@@ -59,6 +59,8 @@ public final class RouterServer implements AutoCloseable {
   private final DisaggregatedRouter router;
   private final HttpFrontEnd http;
   private final Duration gracefulTimeout;
+  /** The span exporter's SDK, when tracing is configured; closed last so the final spans go out. */
+  private final TracingSetup tracing;
   private final AtomicBoolean closed = new AtomicBoolean();
   /** Set once, right after start; null when the router serves HTTP only. */
   private volatile @Nullable GrpcFrontEnd grpc;
@@ -66,8 +68,9 @@ public final class RouterServer implements AutoCloseable {
   private RouterServer(EventLoopGroup boss, EventLoopGroup workers, NettyIo io, boolean ownsGroups,
       NettyEngineTransport transport,
       HealthMonitor health, Journal journal, DisaggregatedRouter router, HttpFrontEnd http,
-      Duration gracefulTimeout) {
+      Duration gracefulTimeout, TracingSetup tracing) {
     this.gracefulTimeout = gracefulTimeout;
+    this.tracing = tracing;
     this.health = health;
     this.boss = boss;
     this.workers = workers;
@@ -146,6 +149,22 @@ public final class RouterServer implements AutoCloseable {
       throw new IllegalArgumentException("the fleet cannot be served as configured:\n  "
           + String.join("\n  ", dialectProblems));
     }
+    // Before anything opens: a tracing setup this router cannot honour fails startup.
+    TracingSetup tracing = TracingSetup.fromEnvironment(System.getenv());
+    if (tracing.sdkBuilt()) {
+      log.info("narwhal exports request and leg spans by OTLP to {}", tracing.endpoint());
+    }
+    try {
+      return assemble(config, host, port, journalPath, boss, workers, io, ownsGroups, dialects, tracing);
+    } catch (RuntimeException e) {
+      tracing.close(); // its exporter thread must not outlive a router that never started
+      throw e;
+    }
+  }
+
+  private static RouterServer assemble(FleetConfig config, String host, int port, @Nullable Path journalPath,
+      EventLoopGroup boss, EventLoopGroup workers, NettyIo io, boolean ownsGroups, EngineDialects dialects,
+      TracingSetup tracing) {
     NettyEngineTransport transport = new NettyEngineTransport(workers, io.socketChannel());
     // One run id on the journal's meta row and on every request row; one registry for /metrics.
     Telemetry telemetry = Telemetry.create();
@@ -171,7 +190,8 @@ public final class RouterServer implements AutoCloseable {
         EventLoopScheduler.of(workers.next()),
         HealthEvents.both(new JournalHealthEvents(journal, Clock.systemUTC()), new MetricsHealthEvents(metrics)));
     DisaggregatedRouter router = new DisaggregatedRouter(
-        config, fleet, engines, journal, Clock.systemUTC(), new SplittableRandom(), health, telemetry, metrics);
+        config, fleet, engines, journal, Clock.systemUTC(), new SplittableRandom(), health, telemetry, metrics,
+        tracing.tracing());
     HttpFrontEndOptions options = httpOptions(config, host, port);
     HttpFrontEnd http;
     try {
@@ -186,7 +206,7 @@ public final class RouterServer implements AutoCloseable {
         config.engines().size());
     health.start();
     return new RouterServer(boss, workers, io, ownsGroups, transport, health, journal, router, http,
-        Duration.ofMillis(Math.round(config.serving().gracefulTimeoutS() * 1000)));
+        Duration.ofMillis(Math.round(config.serving().gracefulTimeoutS() * 1000)), tracing);
   }
 
   /** The HTTP front-end's options from {@code serving}: size limits and client connection limits. */
@@ -317,6 +337,7 @@ public final class RouterServer implements AutoCloseable {
     health.close();
     transport.close();
     journal.close();
+    tracing.close();
     if (ownsGroups) {
       boss.shutdownGracefully();
       workers.shutdownGracefully();

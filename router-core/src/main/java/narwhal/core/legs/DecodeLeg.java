@@ -6,6 +6,7 @@ import narwhal.time.Durations;
 
 import java.util.concurrent.TimeUnit;
 import narwhal.config.EngineSpec;
+import narwhal.core.trace.LegTrace;
 import narwhal.time.Scheduler;
 import narwhal.time.Timer;
 import narwhal.core.legs.DescriptorValidator;
@@ -46,7 +47,7 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
   private final EngineSpec consumer;
   private final CompletionRequest request;
   private final @Nullable PrefillResult handoff;
-  private final String backendRequestId;
+  private final LegTrace leg;
   private final LegLimits limits;
   private final Scheduler loop;
   private final DecodeListener listener;
@@ -67,14 +68,14 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
   private boolean finished;
 
   DecodeLeg(EngineTransport transport, EngineDialect dialect, EngineSpec consumer, CompletionRequest request,
-      @Nullable PrefillResult handoff, String backendRequestId, LegLimits limits, Scheduler loop,
+      @Nullable PrefillResult handoff, LegTrace leg, LegLimits limits, Scheduler loop,
       DecodeListener listener) {
     this.transport = transport;
     this.dialect = dialect;
     this.consumer = consumer;
     this.request = request;
     this.handoff = handoff;
-    this.backendRequestId = backendRequestId;
+    this.leg = leg;
     this.limits = limits;
     this.loop = loop;
     this.listener = listener;
@@ -82,7 +83,7 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
 
   @Override
   public String backendRequestId() {
-    return backendRequestId;
+    return leg.backendId();
   }
 
   @Override
@@ -102,7 +103,7 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
     // Same-engine decode uses no transfer parameters at all: the engine's prefix cache has the KV.
     boolean crossed = handoff != null && !handoff.producerIid().equals(consumer.iid());
     KvHandoffDescriptor descriptor = crossed ? handoff.descriptor() : null;
-    EngineHttpRequest httpRequest = dialect.decodeRequest(request, descriptor, backendRequestId);
+    EngineHttpRequest httpRequest = leg.onto(dialect.decodeRequest(request, descriptor, leg.backendId()));
     if (crossed) {
       String problem = DescriptorValidator.problem(handoff, dialect, consumer.connector(), httpRequest.path());
       if (problem != null) {
@@ -190,6 +191,7 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
     }
     finished = true;
     timer.cancel();
+    leg.succeeded(status);
     // The response should end right after [DONE]; if it does not, free the connection anyway.
     timer = loop.schedule(this::closeExchange, DRAIN_AFTER_DONE_NANOS, TimeUnit.NANOSECONDS);
     listener.onComplete();
@@ -280,6 +282,7 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
   private void finish(EngineFailure failure) {
     finished = true;
     timer.cancel();
+    leg.failed(status, failure.reason());
     listener.onFailure(failure);
   }
 
@@ -293,6 +296,8 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
   public void cancel() {
     finished = true;
     timer.cancel();
+    // A no-op when the leg had already ended: its span ends once.
+    leg.cancelled(status);
     // Cancelling an exchange that already ended is a no-op in the transport.
     closeExchange();
   }

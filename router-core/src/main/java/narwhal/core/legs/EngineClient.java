@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 import narwhal.config.EngineSpec;
+import narwhal.core.trace.LegTrace;
 import narwhal.time.Scheduler;
 import narwhal.spi.PrefillResult;
 import narwhal.spi.EngineDialect;
@@ -18,10 +19,12 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Runs single engine legs: a prefill that yields a {@link PrefillResult}, and a decode that takes
- * that result and streams. It owns what is true of one leg whatever request it serves (fresh
- * backend request ids, the leg's timers, descriptor validation, stream termination rules and the
+ * that result and streams. It owns what is true of one leg whatever request it serves (the
+ * leg's timers, descriptor validation, stream termination rules and the
  * mapping of faults to {@link EngineFailure}), and nothing about the request around it: placement,
- * retries, reservations and the client belong to the caller.
+ * retries, reservations and the client belong to the caller. A request names each leg ({@link
+ * LegTrace}: backend id, trace context, span); a leg called without one (a probe) gets a fresh
+ * backend id from this client and no trace.
  *
  * <pre>{@code
  * client.prefill(producer, request, prefillLimits, loop)
@@ -52,8 +55,14 @@ public final class EngineClient {
    */
   public CompletableFuture<PrefillResult> prefill(
       EngineSpec producer, CompletionRequest request, LegLimits limits, Scheduler loop) {
+    return prefill(producer, request, limits, loop, untraced());
+  }
+
+  /** As above, the leg named and traced by {@code trace}, which the leg ends when it does. */
+  public CompletableFuture<PrefillResult> prefill(
+      EngineSpec producer, CompletionRequest request, LegLimits limits, Scheduler loop, LegTrace trace) {
     PrefillLeg leg = new PrefillLeg(
-        transport, dialects.get(producer.dialect()), producer, request, backendIds.get(), limits, loop);
+        transport, dialects.get(producer.dialect()), producer, request, trace, limits, loop);
     loop.runInLoop(leg::start);
     return leg.result();
   }
@@ -71,8 +80,20 @@ public final class EngineClient {
       LegLimits limits,
       Scheduler loop,
       DecodeListener listener) {
+    return decode(consumer, request, handoff, limits, loop, listener, untraced());
+  }
+
+  /** As above, the leg named and traced by {@code trace}, which the leg ends when it does. */
+  public DecodeCall decode(
+      EngineSpec consumer,
+      CompletionRequest request,
+      @Nullable PrefillResult handoff,
+      LegLimits limits,
+      Scheduler loop,
+      DecodeListener listener,
+      LegTrace trace) {
     DecodeLeg leg = new DecodeLeg(
-        transport, dialects.get(consumer.dialect()), consumer, request, handoff, backendIds.get(), limits,
+        transport, dialects.get(consumer.dialect()), consumer, request, handoff, trace, limits,
         loop, listener);
     loop.runInLoop(leg::start);
     return leg;
@@ -100,12 +121,28 @@ public final class EngineClient {
       LegLimits decodeLimits,
       Scheduler loop,
       DecodeListener listener) {
+    return concurrent(producer, consumer, request, decodeRequest, prefillLimits, decodeLimits, loop, listener,
+        untraced(), untraced());
+  }
+
+  /** As above, each leg named and traced by its own {@link LegTrace}. */
+  public ConcurrentLegs concurrent(
+      EngineSpec producer,
+      EngineSpec consumer,
+      CompletionRequest request,
+      CompletionRequest decodeRequest,
+      LegLimits prefillLimits,
+      LegLimits decodeLimits,
+      Scheduler loop,
+      DecodeListener listener,
+      LegTrace prefillTrace,
+      LegTrace decodeTrace) {
     EngineDialect dialect = dialects.get(producer.dialect());
     // Random across the whole range, so rooms from several routers sharing engines do not collide.
     long room = ThreadLocalRandom.current().nextLong(Long.MAX_VALUE);
     KvHandoffDescriptor rendezvous = dialect.planHandoff(producer, room);
-    String prefillId = backendIds.get();
-    EngineHttpRequest prefillHttp = dialect.prefillRequest(request, rendezvous, prefillId);
+    String prefillId = prefillTrace.backendId();
+    EngineHttpRequest prefillHttp = prefillTrace.onto(dialect.prefillRequest(request, rendezvous, prefillId));
     PrefillResult planned = new PrefillResult(
         narwhal.proto.v1.PrefillResult.newBuilder()
             .setHandoff(rendezvous)
@@ -117,9 +154,9 @@ public final class EngineClient {
             .build(),
         dialect.transferParametersJson(rendezvous), loop.nanoTime(), loop.nanoTime());
     PrefillLeg prefill = new PrefillLeg(
-        transport, dialect, producer, request, prefillId, prefillLimits, loop, prefillHttp, planned);
+        transport, dialect, producer, request, prefillTrace, prefillLimits, loop, prefillHttp, planned);
     DecodeLeg decode = new DecodeLeg(
-        transport, dialects.get(consumer.dialect()), consumer, decodeRequest, planned, backendIds.get(),
+        transport, dialects.get(consumer.dialect()), consumer, decodeRequest, planned, decodeTrace,
         decodeLimits, loop, listener);
     loop.runInLoop(() -> {
       decode.start();
@@ -131,6 +168,10 @@ public final class EngineClient {
       }
     });
     return new ConcurrentLegs(prefill.result(), decode);
+  }
+
+  private LegTrace untraced() {
+    return LegTrace.untraced(backendIds.get());
   }
 
   /** The two legs of a concurrent handoff. */

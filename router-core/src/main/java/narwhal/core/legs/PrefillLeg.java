@@ -8,6 +8,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import narwhal.config.EngineSpec;
+import narwhal.core.trace.LegTrace;
 import narwhal.time.Scheduler;
 import narwhal.time.Timer;
 import narwhal.spi.PrefillResult;
@@ -29,7 +30,7 @@ final class PrefillLeg implements ExchangeHandler {
   private final EngineDialect dialect;
   private final EngineSpec producer;
   private final CompletionRequest request;
-  private final String backendRequestId;
+  private final LegTrace leg;
   private final LegLimits limits;
   private final Scheduler loop;
   private final CompletableFuture<PrefillResult> result = new CompletableFuture<>();
@@ -46,8 +47,8 @@ final class PrefillLeg implements ExchangeHandler {
   private final @Nullable PrefillResult planned;
 
   PrefillLeg(EngineTransport transport, EngineDialect dialect, EngineSpec producer, CompletionRequest request,
-      String backendRequestId, LegLimits limits, Scheduler loop) {
-    this(transport, dialect, producer, request, backendRequestId, limits, loop, null, null);
+      LegTrace leg, LegLimits limits, Scheduler loop) {
+    this(transport, dialect, producer, request, leg, limits, loop, null, null);
   }
 
   /**
@@ -55,21 +56,27 @@ final class PrefillLeg implements ExchangeHandler {
    * rendezvous; the response is drained and, on a 200, the leg completes with {@code planned}.
    */
   PrefillLeg(EngineTransport transport, EngineDialect dialect, EngineSpec producer, CompletionRequest request,
-      String backendRequestId, LegLimits limits, Scheduler loop, @Nullable EngineHttpRequest httpRequest,
+      LegTrace leg, LegLimits limits, Scheduler loop, @Nullable EngineHttpRequest httpRequest,
       @Nullable PrefillResult planned) {
     this.transport = transport;
     this.dialect = dialect;
     this.producer = producer;
     this.request = request;
-    this.backendRequestId = backendRequestId;
+    this.leg = leg;
     this.limits = limits;
     this.loop = loop;
     this.httpRequest = httpRequest;
     this.planned = planned;
-    // Cancelling the future (client gone, request deadline) abandons the leg.
+    // Cancelling the future (client gone, request deadline) abandons the leg. The future
+    // completes exactly once on every path, so this is also where the leg's span ends.
     result.whenComplete((r, e) -> {
       if (e instanceof CancellationException) {
+        leg.cancelled(status);
         loop.runInLoop(this::abandon);
+      } else if (e != null) {
+        leg.failed(status, e instanceof EngineFailure f ? f.reason() : "internal");
+      } else {
+        leg.succeeded(status);
       }
     });
   }
@@ -84,7 +91,7 @@ final class PrefillLeg implements ExchangeHandler {
     }
     startedNanos = loop.nanoTime();
     if (httpRequest == null) {
-      httpRequest = dialect.prefillRequest(request, backendRequestId);
+      httpRequest = leg.onto(dialect.prefillRequest(request, leg.backendId()));
     }
     timeout = loop.schedule(this::onTimeout, limits.timeoutNanos(), TimeUnit.NANOSECONDS);
     exchange = transport.open(producer.url(), httpRequest, limits.exchange(), loop, this);
@@ -131,7 +138,7 @@ final class PrefillLeg implements ExchangeHandler {
         .setProducerUrl(producer.url().toString())
         .setProducerIid(producer.iid())
         .setEndpoint(httpRequest.path())
-        .setBackendRequestId(backendRequestId)
+        .setBackendRequestId(leg.backendId())
         .setRoute(request.getRoute())
         .build();
     finish();

@@ -45,6 +45,10 @@ import org.jspecify.annotations.Nullable;
  *     attempt's), or null when no attempt failed; the journal's {@code first_failed_iid}
  * @param poisoned the request failed the same way on two engines of one role, so it stopped
  *     retrying and its failures were not counted against those engines; the journal's {@code poisoned}
+ * @param traceId the W3C trace id the request's legs carried, or null when none ran; the journal's
+ *     {@code trace_id}
+ * @param attemptLegs one entry per attempt ({@code attempt, prefill_iid, prefill_backend_id,
+ *     decode_iid, decode_backend_id, outcome}); the journal's {@code attempt_legs}
  */
 public record RequestOutcome(
     String rid,
@@ -73,12 +77,15 @@ public record RequestOutcome(
     long upstreamNanos,
     @Nullable String cancelledPhase,
     @Nullable String firstFailedIid,
-    boolean poisoned) {
+    boolean poisoned,
+    @Nullable String traceId,
+    List<Map<String, Object>> attemptLegs) {
 
   public RequestOutcome {
     Objects.requireNonNull(rid, "rid");
     Objects.requireNonNull(terminal, "terminal");
     attemptFailures = List.copyOf(attemptFailures);
+    attemptLegs = List.copyOf(attemptLegs);
   }
 
   public static Builder builder(String rid, Terminal terminal) {
@@ -108,6 +115,7 @@ public record RequestOutcome(
     row.put("run", runId);
     row.put("rid", rid);
     row.put("client_rid", clientRid);
+    row.put("trace_id", traceId);
     row.put("arrived", arrivedEpochSeconds);
     row.put("route", route);
     row.put("stream", stream);
@@ -130,6 +138,7 @@ public record RequestOutcome(
     row.put("attempts", attempts);
     row.put("decode_attempts", decodeAttempts);
     row.put("attempt_failures", attemptFailures);
+    row.put("attempt_legs", attemptLegs);
     row.put("first_failed_iid", firstFailedIid);
     row.put("poisoned", poisoned);
     row.put("queue_wait_s", seconds(queueWaitNanos));
@@ -173,6 +182,8 @@ public record RequestOutcome(
     private @Nullable String cancelledPhase;
     private @Nullable String firstFailedIid;
     private boolean poisoned;
+    private @Nullable String traceId;
+    private List<Map<String, Object>> attemptLegs = new ArrayList<>();
 
     private Builder(String rid, Terminal terminal) {
       this.rid = rid;
@@ -255,11 +266,19 @@ public record RequestOutcome(
       return this;
     }
 
+    /** The trace the legs carried and each attempt's legs with their backend request ids. */
+    public Builder legs(@Nullable String trace, List<Map<String, Object>> legs) {
+      traceId = trace;
+      attemptLegs = legs;
+      return this;
+    }
+
     public RequestOutcome build() {
       return new RequestOutcome(rid, clientRid, arrivedEpochSeconds, route, stream, inputLen, wantedLen,
           outputLen, ttftNanos, firstByteNanos, tpotNanos, decodeTpotNanos, prefillIid, decodeIid, terminal,
           reason, error, attempts, decodeAttempts, attemptFailures, queueWaitNanos, routerOverheadNanos,
-          durationNanos, upstreamNanos, cancelledPhase, firstFailedIid, poisoned);
+          durationNanos, upstreamNanos, cancelledPhase, firstFailedIid, poisoned,
+          traceId, attemptLegs);
     }
   }
 }

@@ -7,6 +7,7 @@ import narwhal.core.fleet.EngineState;
 import narwhal.core.legs.DecodeListener;
 import narwhal.core.legs.EngineClient;
 import narwhal.core.legs.EngineFailure;
+import narwhal.core.trace.LegTrace;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.spi.Phase;
 import narwhal.spi.PrefillResult;
@@ -57,13 +58,15 @@ final class ConcurrentHandoffAttempt {
    *     prefill leg answers (a cancelled attempt's callback is stale)
    */
   void dispatch(EngineClient engines, RequestSettings settings, CompletionRequest request,
-      CompletionRequest decodeRequest, DecodeListener decodeListener, BooleanSupplier decoding,
+      CompletionRequest decodeRequest, DecodeListener decodeListener, LegTrace prefillTrace, LegTrace decodeTrace,
+      BooleanSupplier decoding,
       BooleanSupplier current, Producer onProducer) {
     legs.prefillReservation = producer.reservePrefill();
     legs.decodeReservation = consumer.reserveDecode();
     timeline.legsDispatchedTogether(loop.nanoTime());
     EngineClient.ConcurrentLegs pair = engines.concurrent(producer.spec(), consumer.spec(), request,
-        decodeRequest, settings.prefillLimits(), settings.decodeLimits(), loop, decodeListener);
+        decodeRequest, settings.prefillLimits(), settings.decodeLimits(), loop, decodeListener, prefillTrace,
+        decodeTrace);
     if (!decoding.getAsBoolean()) {
       return;
     }

@@ -22,6 +22,7 @@ import narwhal.core.metrics.Telemetry;
 import narwhal.core.outcome.Terminal;
 import narwhal.core.retry.Backoff;
 import narwhal.core.retry.RetryBudget;
+import narwhal.core.trace.Tracing;
 import narwhal.time.Scheduler;
 import narwhal.core.legs.EngineClient;
 import narwhal.proto.v1.CompletionRequest;
@@ -64,6 +65,14 @@ public final class DisaggregatedRouter implements CompletionService {
   public DisaggregatedRouter(
       FleetConfig config, Fleet fleet, EngineClient engines, Journal journal, Clock wallClock,
       RandomGenerator random, EngineHealthTracker health, Telemetry telemetry, RouterMetrics metrics) {
+    this(config, fleet, engines, journal, wallClock, random, health, telemetry, metrics, Tracing.off());
+  }
+
+  /** As above, with spans for each request and leg made through {@code tracing}. */
+  public DisaggregatedRouter(
+      FleetConfig config, Fleet fleet, EngineClient engines, Journal journal, Clock wallClock,
+      RandomGenerator random, EngineHealthTracker health, Telemetry telemetry, RouterMetrics metrics,
+      Tracing tracing) {
     RequestSettings settings = RequestSettings.from(config);
     RetryBudget retryBudget = new RetryBudget(config.serving().retryBudget(), config.serving().retryReplenish());
     Admission admission = new Admission(AdmissionLimits.from(config.serving()));
@@ -81,7 +90,8 @@ public final class DisaggregatedRouter implements CompletionService {
         wallClock,
         health,
         admission,
-        new OutcomeRecorder(telemetry.runId(), journal, metrics));
+        new OutcomeRecorder(telemetry.runId(), journal, metrics),
+        tracing);
   }
 
   /**
@@ -249,5 +259,9 @@ public final class DisaggregatedRouter implements CompletionService {
 
   public RetryBudget retryBudget() {
     return rt.retryBudget();
+  }
+
+  public Tracing tracing() {
+    return rt.tracing();
   }
 }

@@ -11,6 +11,7 @@ import narwhal.api.RouterError;
 import narwhal.core.fleet.EngineState;
 import narwhal.core.outcome.RequestOutcome;
 import narwhal.core.outcome.Terminal;
+import narwhal.core.trace.RequestTrace;
 import narwhal.time.Scheduler;
 import narwhal.time.Timer;
 import narwhal.core.legs.DecodeCall;
@@ -78,6 +79,9 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
    */
   private final Set<String> avoided = new HashSet<>();
   private final AttemptFailures attemptFailures = new AttemptFailures();
+  private final AttemptLegLog legLog = new AttemptLegLog();
+  /** The request's span and the trace context its legs send; ended in {@link #end}. */
+  private final RequestTrace trace;
   private final FailureBlame blame;
 
   private @Nullable EngineState producer;
@@ -118,6 +122,12 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     this.deadlineLimit = clientFirst
         ? Durations.describe(Math.max(0, deadlineNanos - arrivalNanos)) + " (the client's deadline)"
         : Durations.describe(rt.settings().requestTimeoutNanos()) + " (serving.request_timeout_s)";
+    this.trace = rt.tracing().startRequest(requestId, rt.settings().model(), routeName(),
+        request.getTraceparent(), request.getTracestate());
+  }
+
+  private String routeName() {
+    return request.getRoute() == narwhal.proto.v1.Route.ROUTE_CHAT_COMPLETIONS ? "chat" : "completions";
   }
 
   @Override
@@ -182,8 +192,10 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     legs.prefillReservation = producer.reservePrefill();
     int attempt = attempts;
     timeline.prefillDispatched(loop.nanoTime());
-    CompletableFuture<PrefillResult> call =
-        rt.engines().prefill(producer.spec(), request, rt.settings().prefillLimits(), loop);
+    String backendId = AttemptLegLog.prefillId(requestId, attempt);
+    legLog.prefill(attempt, producer.iid(), backendId);
+    CompletableFuture<PrefillResult> call = rt.engines().prefill(producer.spec(), request,
+        rt.settings().prefillLimits(), loop, trace.leg(Phase.PREFILL.wireName(), producer.iid(), attempt, backendId));
     legs.prefillCall = call;
     call.whenComplete((result, error) -> {
       // Stale callbacks (a cancelled attempt) are ignored: only the live attempt moves the state.
@@ -219,8 +231,10 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     state = RequestState.DECODE;
     legs.decodeReservation = consumer.reserveDecode();
     timeline.decodeDispatched(now);
-    DecodeCall call = rt.engines().decode(
-        consumer.spec(), decodeRequest(), handoff, rt.settings().decodeLimits(), loop, this);
+    String backendId = AttemptLegLog.decodeId(requestId, attempts);
+    legLog.decode(attempts, consumer.iid(), backendId);
+    DecodeCall call = rt.engines().decode(consumer.spec(), decodeRequest(), handoff, rt.settings().decodeLimits(),
+        loop, this, trace.leg(Phase.DECODE.wireName(), consumer.iid(), attempts, backendId));
     // A leg can fail inside decode() (an invalid descriptor is rejected before anything is sent);
     // then the state has already moved on and the finished leg must not be kept.
     if (state == RequestState.DECODE) {
@@ -248,7 +262,13 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     int attempt = attempts;
     EngineState p = producer;
     concurrent = new ConcurrentHandoffAttempt(p, consumer, legs, loop, timeline);
+    String prefillId = AttemptLegLog.prefillId(requestId, attempt);
+    String decodeId = AttemptLegLog.decodeId(requestId, attempt);
+    legLog.prefill(attempt, p.iid(), prefillId);
+    legLog.decode(attempt, consumer.iid(), decodeId);
     concurrent.dispatch(rt.engines(), rt.settings(), request, decodeRequest(), this,
+        trace.leg(Phase.PREFILL.wireName(), p.iid(), attempt, prefillId),
+        trace.leg(Phase.DECODE.wireName(), consumer.iid(), attempt, decodeId),
         () -> state == RequestState.DECODE,
         () -> attempt == attempts && state != RequestState.DONE,
         new ConcurrentHandoffAttempt.Producer() {
@@ -288,6 +308,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     String message = "KV handoff expired before decode dispatch: it was "
         + Durations.describe(handoff.ageNanos(now)) + " old, over the bound of " + Durations.describe(bound);
     attemptFailures.add(attempts, "prefill", producer.iid(), "handoff_expired", message);
+    legLog.failed(attempts);
     // A retry gets a new handoff, preferably from another producer; the expired one is abandoned.
     avoided.add(producer.iid());
     if (!retryIfPermitted(true)) {
@@ -504,6 +525,8 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
         ? outcome(Terminal.FAILED, abortReason, abortError, endedIn)
         : outcome(terminal, reason, error, endedIn);
     recorded = true;
+    trace.end(outcome.terminal().wireName(), outcome.reason(), outcome.status(),
+        outcome.terminal() == Terminal.FAILED || outcome.terminal() == Terminal.EXPIRED);
     // One typed outcome: the journal row, the metrics and the log line all come from it.
     rt.outcomes().record(outcome);
   }
@@ -535,8 +558,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     return RequestOutcome.builder(requestId, terminal)
         .clientRid(request.getClientRequestId())
         .arrived(rt.arrivalEpochSeconds(arrivalNanos, now))
-        .request(request.getRoute() == narwhal.proto.v1.Route.ROUTE_CHAT_COMPLETIONS ? "chat" : "completions",
-            request.getStream(), inputLen, wantedLen)
+        .request(routeName(), request.getStream(), inputLen, wantedLen)
         .outputLen(tokens)
         .latency(ttftNanos < 0 ? null : ttftNanos, firstByteNanos < 0 ? null : firstByteNanos,
             timeline.tpotNanos(), timeline.decodeTpotNanos())
@@ -548,12 +570,14 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
         .timing(ticket == null ? null : ticket.seat().queueWaitNanos(now), timeline.routerOverheadNanos(),
             now - arrivalNanos, timeline.upstreamNanos())
         .cancelledPhase(terminal == Terminal.CANCELLED ? endedIn.cancelledPhase() : null)
+        .legs(trace.traceId(), legLog.entries(terminal))
         .build();
   }
 
   private void recordAttemptFailure(EngineFailure f) {
     timeline.legEnded(loop.nanoTime());
     attemptFailures.add(attempts, f.phase().wireName(), f.engineIid(), f.reason(), f.getMessage());
+    legLog.failed(attempts);
     if (f.phase() == Phase.PREFILL) {
       // The failed attempt's decode placement never happened.
       consumer = null;

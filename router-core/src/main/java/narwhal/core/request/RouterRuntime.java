@@ -8,6 +8,7 @@ import narwhal.core.journal.Journal;
 import narwhal.core.retry.Backoff;
 import narwhal.core.retry.RetryBudget;
 import narwhal.core.legs.EngineClient;
+import narwhal.core.trace.Tracing;
 
 /** What every request of one router shares. */
 record RouterRuntime(
@@ -20,7 +21,8 @@ record RouterRuntime(
     Clock wallClock,
     EngineHealthTracker health,
     Admission admission,
-    OutcomeRecorder outcomes) {
+    OutcomeRecorder outcomes,
+    Tracing tracing) {
 
   /** Wall-clock arrival time: the wall clock now, less the time elapsed on the monotonic clock. */
   double arrivalEpochSeconds(long arrivalNanos, long nowNanos) {

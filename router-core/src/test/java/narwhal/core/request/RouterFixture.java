@@ -17,6 +17,9 @@ import narwhal.api.RequestHandle;
 import narwhal.core.fleet.Fleet;
 import narwhal.time.ManualScheduler;
 import narwhal.core.legs.EngineClient;
+import narwhal.core.metrics.RouterMetrics;
+import narwhal.core.metrics.Telemetry;
+import narwhal.core.trace.Tracing;
 import narwhal.spi.EngineDialects;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.testing.OpenAiWire;
@@ -27,8 +30,9 @@ import narwhal.testing.TestDialect;
 import narwhal.testing.TestDialectWire;
 
 /**
- * A whole router on a scripted transport and a manual clock: the test plays every engine. Backend
- * request ids are "b1", "b2", ... in the order legs start.
+ * A whole router on a scripted transport and a manual clock: the test plays every engine. A
+ * request's legs carry backend ids derived from its rid ({@code <rid>-p1}, {@code <rid>-d1}, ...);
+ * legs outside a request (probes) get "b1", "b2", ... in the order they start.
  */
 final class RouterFixture {
 
@@ -57,12 +61,24 @@ final class RouterFixture {
     this(config, EngineDialects.of(new TestDialect()), health);
   }
 
+  /** A router whose request and leg spans go through {@code tracing}. */
+  RouterFixture(FleetConfig config, Tracing tracing) {
+    this(config, EngineDialects.of(new TestDialect()), fleet -> EngineHealthTracker.NONE, tracing);
+  }
+
   private RouterFixture(FleetConfig config, EngineDialects dialects, Function<Fleet, EngineHealthTracker> health) {
+    this(config, dialects, health, Tracing.off());
+  }
+
+  private RouterFixture(FleetConfig config, EngineDialects dialects, Function<Fleet, EngineHealthTracker> health,
+      Tracing tracing) {
     this.config = config;
     this.fleet = new Fleet(config.engines());
     EngineClient engines = new EngineClient(transport, dialects, () -> "b" + (++backendIds));
+    Telemetry telemetry = Telemetry.create();
     this.router = new DisaggregatedRouter(config, fleet, engines, journal, Clock.fixed(NOW, ZoneOffset.UTC),
-        new SplittableRandom(SEED), health.apply(fleet));
+        new SplittableRandom(SEED), health.apply(fleet), telemetry,
+        new RouterMetrics(telemetry.registry(), config.slo()), tracing);
   }
 
   /** Two prefill engines (p1, p2) and two decode engines (d1, d2). */

@@ -64,7 +64,7 @@ class RouterHandoffBoundTest {
 
     assertThat(r.transport.calls()).hasSize(2);
     assertThat(r.iidOf(r.call(1))).isEqualTo("p2");
-    assertThat(RouterFixture.backendId(r.call(1))).isEqualTo("b2");
+    assertThat(RouterFixture.backendId(r.call(1))).isEqualTo(c.handle().requestId() + "-p2");
     r.prefillOk(r.call(1));
     r.call(2).sse().event(OpenAiWire.completionToken("a")).event("[DONE]").end();
     assertThat(c.sink().log).containsExactly("start", "token:a", "complete");

@@ -28,7 +28,7 @@ class RouterNormalPathTest {
     assertThat(r.transport.calls()).hasSize(1);
     Call prefill = r.call(0);
     assertThat(r.iidOf(prefill)).isEqualTo("p1");
-    assertThat(RouterFixture.backendId(prefill)).isEqualTo("b1");
+    assertThat(RouterFixture.backendId(prefill)).isEqualTo(c.handle().requestId() + "-p1");
     assertThat(r.fleet.get("p1").residentPrefill()).isEqualTo(1);
 
     r.loop.advanceMillis(100);
@@ -37,7 +37,7 @@ class RouterNormalPathTest {
     assertThat(r.transport.calls()).hasSize(2);
     Call decode = r.call(1);
     assertThat(r.iidOf(decode)).isEqualTo("d1");
-    assertThat(RouterFixture.backendId(decode)).isEqualTo("b2");
+    assertThat(RouterFixture.backendId(decode)).isEqualTo(c.handle().requestId() + "-d1");
     assertThat(decode.request.path()).isEqualTo("/v1/chat/completions");
     assertThat(OpenAiWire.tree(decode.body()).path("kv_handoff").path("engine_id").asText())
         .isEqualTo("engine-p1");

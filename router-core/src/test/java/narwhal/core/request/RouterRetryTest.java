@@ -58,13 +58,13 @@ class RouterRetryTest {
     assertThat(r.transport.calls()).hasSize(2);
     Call retry = r.call(1);
     assertThat(r.iidOf(retry)).isEqualTo("p2");
-    assertThat(RouterFixture.backendId(retry)).isEqualTo("b2").isNotEqualTo(RouterFixture.backendId(r.call(0)));
+    assertThat(RouterFixture.backendId(retry)).isEqualTo(c.handle().requestId() + "-p2");
     assertThat(c.sink().log).isEmpty();
 
     r.prefillOk(retry);
     r.call(2).sse().event(OpenAiWire.completionToken("a")).event("[DONE]").end();
     assertThat(c.sink().log).containsExactly("start", "token:a", "complete");
-    assertThat(RouterFixture.backendId(r.call(2))).isEqualTo("b3");
+    assertThat(RouterFixture.backendId(r.call(2))).isEqualTo(c.handle().requestId() + "-d2");
     assertThat(r.row()).containsEntry("attempts", 2).containsEntry("prefill_iid", "p2")
         .containsEntry("terminal", "completed");
     assertThat((List<?>) r.row().get("attempt_failures")).hasSize(1);

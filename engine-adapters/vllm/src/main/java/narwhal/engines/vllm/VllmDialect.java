@@ -29,7 +29,9 @@ import org.jspecify.annotations.Nullable;
  *       kv_transfer_params} asking for a remote decode. The token it generates is discarded.
  *   <li>Decode: the client's body (prompt or messages, output limit, sampling settings, stream
  *       settings) plus the producer's {@code kv_transfer_params} verbatim.
- *   <li>Each leg carries its own backend request id as {@code X-Request-Id}.
+ *   <li>Each leg carries its own backend request id as {@code X-Request-Id} (the router derives it
+ *       from its rid: {@code <rid>-p1}, {@code <rid>-d1}; vLLM builds its internal request id from
+ *       it), and the router adds {@code traceparent}/{@code tracestate}.
  * </ul>
  */
 public final class VllmDialect implements EngineDialect {
