@@ -42,7 +42,7 @@ import org.jspecify.annotations.Nullable;
  * attempt are in {@link AttemptLegs}; a concurrent handoff's pair is a {@link
  * ConcurrentHandoffAttempt}.
  *
- * <p>Why one class of about 500 lines: it is the request's state machine. Every transition reads
+ * <p>Why one class of about 600 lines: it is the request's state machine. Every transition reads
  * and writes the same loop-confined state (the state, the attempt's engines, the deadline, the
  * retry credit) and every path must reach {@link #end} exactly once; split across classes, each
  * would need that state and the exactly-once rule would no longer be checkable in one place. What
