@@ -9,6 +9,7 @@ import io.grpc.ServerServiceDefinition;
 import io.grpc.stub.ServerCalls;
 import java.util.concurrent.TimeUnit;
 import narwhal.api.CompletionService;
+import narwhal.api.FrontEnd;
 import narwhal.time.Scheduler;
 import narwhal.proto.v1.Completion;
 import narwhal.proto.v1.CompletionRequest;
@@ -35,8 +36,10 @@ final class RouterService {
    * @param startedEpochSeconds the {@code created} of the listed model (the router's start)
    * @param openCalls where open completion calls are tracked, for shutdown
    */
-  static ServerServiceDefinition definition(CompletionService service, LoopPicker picker,
+  static ServerServiceDefinition definition(CompletionService router, LoopPicker picker,
       GrpcFrontEndOptions limits, long startedEpochSeconds, OpenCalls openCalls) {
+    // Every request this front-end admits is journalled as carried over gRPC.
+    CompletionService service = router.forFrontEnd(FrontEnd.GRPC);
     ServerCallHandler<CompletionRequest, StreamEvent> stream = (call, headers) -> {
       CallStart start = callStart(picker, headers);
       StreamingCall listener = new StreamingCall(call, start, service, limits.maxRequestBytes(), openCalls);

@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
  * @param arrivedEpochSeconds wall-clock arrival time
  * @param route {@code completions} or {@code chat}; null when the body was never understood
  * @param stream whether the client asked for a stream; null when unknown
- * @param inputLen prompt length in tokens when the router knows it (a token-id prompt), else null
+ * @param inputLen prompt length in tokens: counted by the router (a token-id prompt), else the
+ *     engine's {@code usage.prompt_tokens} when it reported one, else null
  * @param wantedLen the output limit the client asked for ({@code max_tokens} or {@code
  *     max_completion_tokens}), or null
  * @param outputLen tokens relayed to the client
@@ -45,6 +46,8 @@ import org.jspecify.annotations.Nullable;
  *     attempt's), or null when no attempt failed; the journal's {@code first_failed_iid}
  * @param poisoned the request failed the same way on two engines of one role, so it stopped
  *     retrying and its failures were not counted against those engines; the journal's {@code poisoned}
+ * @param frontEnd the front-end that carried the request ({@code http}, {@code grpc}), or null when
+ *     it came another way (a router used directly); the journal's {@code front_end}
  */
 public record RequestOutcome(
     String rid,
@@ -73,7 +76,8 @@ public record RequestOutcome(
     long upstreamNanos,
     @Nullable String cancelledPhase,
     @Nullable String firstFailedIid,
-    boolean poisoned) {
+    boolean poisoned,
+    @Nullable String frontEnd) {
 
   public RequestOutcome {
     Objects.requireNonNull(rid, "rid");
@@ -100,7 +104,9 @@ public record RequestOutcome(
 
   /**
    * The journal's terminal row ({@code kind: "request"}), keys in a stable order. Unknown values
-   * are written as null rather than left out, so every request row has the same columns.
+   * are written as null rather than left out, so every request row has the same columns. Every
+   * duration is in seconds and its key ends in {@code _s}; the journal writes the numbers as plain
+   * decimals ({@link narwhal.core.journal.PlainDecimals}).
    */
   public Map<String, Object> journalRow(String runId) {
     Map<String, Object> row = new LinkedHashMap<>();
@@ -108,6 +114,7 @@ public record RequestOutcome(
     row.put("run", runId);
     row.put("rid", rid);
     row.put("client_rid", clientRid);
+    row.put("front_end", frontEnd);
     row.put("arrived", arrivedEpochSeconds);
     row.put("route", route);
     row.put("stream", stream);
@@ -135,7 +142,7 @@ public record RequestOutcome(
     row.put("queue_wait_s", seconds(queueWaitNanos));
     row.put("router_overhead_s", seconds(routerOverheadNanos));
     row.put("duration_s", durationNanos / 1e9);
-    row.put("upstream_seconds", upstreamNanos / 1e9);
+    row.put("upstream_s", upstreamNanos / 1e9);
     row.put("cancelled_phase", cancelledPhase);
     return row;
   }
@@ -173,10 +180,17 @@ public record RequestOutcome(
     private @Nullable String cancelledPhase;
     private @Nullable String firstFailedIid;
     private boolean poisoned;
+    private @Nullable String frontEnd;
 
     private Builder(String rid, Terminal terminal) {
       this.rid = rid;
       this.terminal = terminal;
+    }
+
+    /** The front-end that carried the request ({@code http}, {@code grpc}), or null. */
+    public Builder frontEnd(@Nullable String v) {
+      frontEnd = v;
+      return this;
     }
 
     public Builder clientRid(@Nullable String v) {
@@ -259,7 +273,7 @@ public record RequestOutcome(
       return new RequestOutcome(rid, clientRid, arrivedEpochSeconds, route, stream, inputLen, wantedLen,
           outputLen, ttftNanos, firstByteNanos, tpotNanos, decodeTpotNanos, prefillIid, decodeIid, terminal,
           reason, error, attempts, decodeAttempts, attemptFailures, queueWaitNanos, routerOverheadNanos,
-          durationNanos, upstreamNanos, cancelledPhase, firstFailedIid, poisoned);
+          durationNanos, upstreamNanos, cancelledPhase, firstFailedIid, poisoned, frontEnd);
     }
   }
 }
