@@ -105,7 +105,7 @@ class GrpcRouteAndChunkIdentityTest {
         .build();
     router.service.script(call -> call.stream(role, token));
 
-    InProcessRouter.Recorder<StreamEvent> r = stream(chat("hello"));
+    InProcessRouter.Recorder<StreamEvent> r = stream(chat("hello").toBuilder().setRoute(Route.ROUTE_CHAT_COMPLETIONS).build());
     router.clock.advanceMillis(10);
 
     assertThat(r.status).isEqualTo(Status.OK);
