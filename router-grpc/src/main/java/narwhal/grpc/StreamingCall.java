@@ -35,8 +35,8 @@ final class StreamingCall extends CompletionCall<StreamEvent> {
   private @Nullable ChunkIdentity identity;
 
   StreamingCall(ServerCall<CompletionRequest, StreamEvent> call, CallStart start, CompletionService service,
-      long maxRequestBytes, OpenCalls openCalls) {
-    super(call, start, service, maxRequestBytes, openCalls);
+      long maxRequestBytes, OpenCalls openCalls, RequestValidator validator) {
+    super(call, start, service, maxRequestBytes, openCalls, validator);
   }
 
   @Override
