@@ -24,10 +24,9 @@ public final class StructuredRequests {
    * @throws InvalidRequestException a 400 naming the offending field
    */
   public static CompletionRequest validate(CompletionRequest request) throws InvalidRequestException {
-    Route route = request.getRoute();
-    if (route != Route.ROUTE_COMPLETIONS && route != Route.ROUTE_CHAT_COMPLETIONS) {
-      throw InvalidRequestException.badField(
-          "route", "'route' must be ROUTE_COMPLETIONS or ROUTE_CHAT_COMPLETIONS, got " + route.name());
+    Route route = route(request);
+    if (route != request.getRoute()) {
+      request = request.toBuilder().setRoute(route).build();
     }
     ObjectNode body;
     try {
@@ -37,5 +36,45 @@ public final class StructuredRequests {
       throw new InvalidRequestException(RouterError.invalid(e.getMessage() + ": send one JSON value as text", null));
     }
     return new RequestReader(route).read(body, request.getClientRequestId());
+  }
+
+  /**
+   * The request's route: {@code route} when set, else what its {@code input} oneof holds ({@code
+   * prompt}: completions, {@code chat}: chat completions). A route that contradicts the input is
+   * refused in the message's own words (its proto fields), since no HTTP body can spell that
+   * mistake; a set route without input goes on to the HTTP rules ({@code 'prompt' is required}).
+   */
+  static Route route(CompletionRequest request) throws InvalidRequestException {
+    Route route = request.getRoute();
+    CompletionRequest.InputCase input = request.getInputCase();
+    switch (route) {
+      case ROUTE_UNSPECIFIED:
+        if (input == CompletionRequest.InputCase.PROMPT) {
+          return Route.ROUTE_COMPLETIONS;
+        }
+        if (input == CompletionRequest.InputCase.CHAT) {
+          return Route.ROUTE_CHAT_COMPLETIONS;
+        }
+        throw InvalidRequestException.badField("route", "'route' is ROUTE_UNSPECIFIED and no input is set: "
+            + "set 'prompt' (a completion) or 'chat' (a chat completion), or set 'route'");
+      case ROUTE_COMPLETIONS:
+        if (input == CompletionRequest.InputCase.CHAT) {
+          throw mismatch(route, "prompt", "chat");
+        }
+        return route;
+      case ROUTE_CHAT_COMPLETIONS:
+        if (input == CompletionRequest.InputCase.PROMPT) {
+          throw mismatch(route, "chat", "prompt");
+        }
+        return route;
+      default:
+        throw InvalidRequestException.badField(
+            "route", "'route' must be ROUTE_COMPLETIONS or ROUTE_CHAT_COMPLETIONS, got " + route.name());
+    }
+  }
+
+  private static InvalidRequestException mismatch(Route route, String expected, String sent) {
+    return InvalidRequestException.badField(sent, "'route' " + route.name() + " takes its input in '" + expected
+        + "', but the request sets '" + sent + "': send '" + expected + "', or leave 'route' unspecified");
   }
 }

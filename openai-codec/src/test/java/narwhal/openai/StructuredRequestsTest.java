@@ -48,8 +48,13 @@ class StructuredRequestsTest {
   }
 
   @Test
-  void unspecifiedRoute_andNonJsonExtraField_areBadFields() {
-    assertThatThrownBy(() -> StructuredRequests.validate(prompt("x").toBuilder().setRoute(Route.ROUTE_UNSPECIFIED).build()))
+  void unknownOrUndecidableRoute_andNonJsonExtraField_areBadFields() throws Exception {
+    // Unspecified with a prompt: the input decides (a completion); with no input: refused.
+    assertThat(StructuredRequests.validate(prompt("x").toBuilder().setRoute(Route.ROUTE_UNSPECIFIED).build()).getRoute())
+        .isEqualTo(Route.ROUTE_COMPLETIONS);
+    assertThatThrownBy(() -> StructuredRequests.validate(CompletionRequest.getDefaultInstance()))
+        .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.error().param()).isEqualTo("route"));
+    assertThatThrownBy(() -> StructuredRequests.validate(prompt("x").toBuilder().setRouteValue(9).build()))
         .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.error().param()).isEqualTo("route"));
     assertThatThrownBy(() -> StructuredRequests.validate(prompt("x").toBuilder().putExtraFields("tools", "{").build()))
         .isInstanceOfSatisfying(InvalidRequestException.class, e -> {

@@ -64,6 +64,16 @@ public interface CompletionService {
   default void rejectInvalid(
       Scheduler loop, long arrivalNanos, @Nullable String clientRequestId, RouterError error) {}
 
+  /**
+   * This service as {@code frontEnd} uses it: every request admitted, submitted or refused through
+   * the returned view is recorded as carried by {@code frontEnd} (the journal's {@code front_end}).
+   * A front-end calls it once, when it starts. The default, for services that record nothing, is
+   * this service itself.
+   */
+  default CompletionService forFrontEnd(FrontEnd frontEnd) {
+    return this;
+  }
+
   /** The model name this fleet serves. */
   String model();
 

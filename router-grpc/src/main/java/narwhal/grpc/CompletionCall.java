@@ -4,6 +4,8 @@ import io.grpc.Deadline;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.Status;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import narwhal.api.ClientErrors;
 import narwhal.api.ClientSink;
@@ -11,9 +13,7 @@ import narwhal.api.CompletionService;
 import narwhal.api.InvalidRequestException;
 import narwhal.api.ResponseStart;
 import narwhal.api.RouterError;
-import narwhal.api.ServedModel;
 import narwhal.api.SinkGuard;
-import narwhal.openai.StructuredRequests;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.Route;
 import narwhal.proto.v1.StreamEvent;
@@ -52,14 +52,18 @@ abstract class CompletionCall<R> extends ServerCall.Listener<CompletionRequest> 
   private final CompletionService service;
   private final long maxRequestBytes;
   private final OpenCalls openCalls;
+  private final RequestValidator validator;
+  /** A validation running off the loop for a large request; null otherwise. */
+  private @Nullable Future<?> validating;
   private @Nullable CompletionRequest received;
   private Route route = Route.ROUTE_UNSPECIFIED;
   private final SinkGuard guard = new SinkGuard();
   private boolean begun;
 
   CompletionCall(ServerCall<CompletionRequest, R> call, CallStart start, CompletionService service,
-      long maxRequestBytes, OpenCalls openCalls) {
+      long maxRequestBytes, OpenCalls openCalls, RequestValidator validator) {
     this.call = call;
+    this.validator = validator;
     this.start = start;
     this.service = service;
     this.maxRequestBytes = maxRequestBytes;
@@ -130,21 +134,62 @@ abstract class CompletionCall<R> extends ServerCall.Listener<CompletionRequest> 
       return;
     }
     received = null;
-    CompletionRequest request;
+    CompletionRequest shaped;
     try {
-      request = admit(message);
+      shaped = shape(message);
     } catch (InvalidRequestException e) {
-      // Recorded by the core (journal "invalid", metrics) as the HTTP front-end's refusals are.
-      service.rejectInvalid(start.loop(), start.arrivalNanos(), clientRequestId(message), e.error());
-      respondError(e.error());
+      refuse(message, e.error());
       return;
     }
-    route = request.getRoute();
-    submit(request);
+    int bytes = message.getSerializedSize();
+    if (validator.validatesInline(bytes)) {
+      validated(message, validator.validateNow(shaped, service.model()));
+      return;
+    }
+    // A large request: validated off the loop, so the loop's other calls are not held up.
+    validating = validator.validateLater(shaped, service.model(), outcome -> {
+      try {
+        start.loop().runInLoop(() -> {
+          validating = null;
+          validated(message, outcome);
+        });
+      } catch (RejectedExecutionException e) {
+        // The loop is shutting down; so is the call, and nothing waits for this outcome.
+        log.debug("validated request dropped: event loop shut down", e);
+      }
+    });
+    if (validating == null) {
+      refuse(message, RequestValidator.busy());
+    }
   }
 
-  /** The HTTP front-end's checks, in its order: size (413), validation (400), model (404). */
-  private CompletionRequest admit(CompletionRequest message) throws InvalidRequestException {
+  /** The outcome of validation, on the loop; dropped when the call ended meanwhile. */
+  private void validated(CompletionRequest message, RequestValidator.Outcome outcome) {
+    if (guard.ended()) {
+      return; // cancelled while validating: nothing was admitted, so nothing is held
+    }
+    if (outcome.invalid() != null) {
+      refuse(message, outcome.invalid().error());
+    } else if (outcome.request() == null) {
+      log.error("validating a request failed", outcome.failure());
+      close(Status.INTERNAL.withDescription("internal router error"), new Metadata());
+    } else {
+      route = outcome.request().getRoute();
+      submit(withTraceContext(outcome.request(), message));
+    }
+  }
+
+  /** Recorded by the core (journal "invalid", metrics) as the HTTP front-end's refusals are. */
+  private void refuse(CompletionRequest message, RouterError error) {
+    service.rejectInvalid(start.loop(), start.arrivalNanos(), clientRequestId(message), error);
+    respondError(error);
+  }
+
+  /**
+   * The HTTP front-end's checks, in its order: size (413) here, then validation (400) and the
+   * model (404) by the {@link RequestValidator}.
+   */
+  private CompletionRequest shape(CompletionRequest message) throws InvalidRequestException {
     if (message.getSerializedSize() > maxRequestBytes) {
       throw new InvalidRequestException(ClientErrors.requestTooLarge(maxRequestBytes));
     }
@@ -156,12 +201,17 @@ abstract class CompletionCall<R> extends ServerCall.Listener<CompletionRequest> 
     if (clientRequestId != null) {
       shaped.setClientRequestId(clientRequestId);
     }
-    CompletionRequest valid = StructuredRequests.validate(shaped.build());
-    // Set after validation, which rebuilds the message from its OpenAI fields. Metadata, like HTTP
-    // headers, carries the client's trace context; the message's own fields count only without
-    // it. The core validates it.
+    return shaped.build();
+  }
+
+  /**
+   * The client's trace context, set after validation, which rebuilds the message from its OpenAI
+   * fields. Metadata, like HTTP headers, carries it; the message's own fields count only without
+   * it. The core validates it.
+   */
+  private CompletionRequest withTraceContext(CompletionRequest valid, CompletionRequest message) {
     boolean fromMetadata = !start.traceparent().isEmpty();
-    return ServedModel.pin(valid, service.model()).toBuilder()
+    return valid.toBuilder()
         .setTraceparent(fromMetadata ? start.traceparent() : message.getTraceparent())
         .setTracestate(fromMetadata ? start.tracestate() : message.getTracestate())
         .build();
@@ -190,11 +240,22 @@ abstract class CompletionCall<R> extends ServerCall.Listener<CompletionRequest> 
       markTerminal();
       cancelHandle();
     }
+    dropValidation();
+  }
+
+  /** A validation nobody waits for any more: its queue slot is freed, its outcome dropped. */
+  private void dropValidation() {
+    Future<?> task = validating;
+    validating = null;
+    if (task != null) {
+      validator.cancel(task);
+    }
   }
 
   /** The server is shutting down: end the call UNAVAILABLE, so the client retries elsewhere. */
   final void shutDown() {
     start.loop().runInLoop(() -> {
+      dropValidation();
       if (!guard.ended()) {
         cancelHandle();
         close(Status.UNAVAILABLE.withDescription("the router is shutting down: retry the request"),

@@ -34,8 +34,12 @@ public final class GrpcFrontEnd implements AutoCloseable {
   private final ReadinessReporter readiness;
   private final EventLoopGroup workerGroup;
   private final OpenCalls openCalls;
+  /** Validates large requests off the event loops; owned here, shut down by {@link #close()}. */
+  private final RequestValidator validator;
 
-  private GrpcFrontEnd(Server server, ReadinessReporter readiness, EventLoopGroup workerGroup, OpenCalls openCalls) {
+  private GrpcFrontEnd(Server server, ReadinessReporter readiness, EventLoopGroup workerGroup, OpenCalls openCalls,
+      RequestValidator validator) {
+    this.validator = validator;
     this.server = server;
     this.readiness = readiness;
     this.workerGroup = workerGroup;
@@ -57,6 +61,13 @@ public final class GrpcFrontEnd implements AutoCloseable {
   public static GrpcFrontEnd start(GrpcFrontEndOptions options, CompletionService service,
       EventLoopGroup bossGroup, EventLoopGroup workerGroup, Class<? extends ServerChannel> serverChannelType,
       Clock clock) {
+    return start(options, service, bossGroup, workerGroup, serverChannelType, clock, RequestValidator.create());
+  }
+
+  /** With the given request validator, which the front-end owns from here on (closed with it). */
+  static GrpcFrontEnd start(GrpcFrontEndOptions options, CompletionService service,
+      EventLoopGroup bossGroup, EventLoopGroup workerGroup, Class<? extends ServerChannel> serverChannelType,
+      Clock clock, RequestValidator validator) {
     Objects.requireNonNull(options, "options");
     Objects.requireNonNull(service, "service");
     HealthStatusManager health = new HealthStatusManager();
@@ -80,7 +91,7 @@ public final class GrpcFrontEnd implements AutoCloseable {
         .directExecutor()
         .maxInboundMessageSize(options.transportMessageLimit())
         .addService(RouterService.definition(service, LoopPicker.of(workerGroup), options,
-            clock.instant().getEpochSecond(), openCalls))
+            clock.instant().getEpochSecond(), openCalls, validator))
         .addService(health.getHealthService())
         .addService(ProtoReflectionServiceV1.newInstance())
         .addService(v1alphaReflection())
@@ -89,9 +100,10 @@ public final class GrpcFrontEnd implements AutoCloseable {
       server.start();
     } catch (IOException e) {
       readiness.close();
+      validator.close();
       throw new UncheckedIOException("cannot serve gRPC on " + options.host() + ":" + options.port(), e);
     }
-    return new GrpcFrontEnd(server, readiness, workerGroup, openCalls);
+    return new GrpcFrontEnd(server, readiness, workerGroup, openCalls, validator);
   }
 
   /** grpcurl and other tools before reflection v1 only speak v1alpha. */
@@ -115,6 +127,8 @@ public final class GrpcFrontEnd implements AutoCloseable {
     readiness.close();
     server.shutdown();
     openCalls.shutDownAll();
+    // Validations still queued or running are dropped: their calls end UNAVAILABLE above.
+    validator.close();
     if (onWorkerLoop()) {
       server.shutdownNow(); // the calls end on this very loop, after this task
       return;

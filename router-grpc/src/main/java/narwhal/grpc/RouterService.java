@@ -9,6 +9,7 @@ import io.grpc.ServerServiceDefinition;
 import io.grpc.stub.ServerCalls;
 import java.util.concurrent.TimeUnit;
 import narwhal.api.CompletionService;
+import narwhal.api.FrontEnd;
 import narwhal.time.Scheduler;
 import org.jspecify.annotations.Nullable;
 import narwhal.proto.v1.Completion;
@@ -35,12 +36,15 @@ final class RouterService {
    * @param picker chooses each call's scheduler (its event loop)
    * @param startedEpochSeconds the {@code created} of the listed model (the router's start)
    * @param openCalls where open completion calls are tracked, for shutdown
+   * @param validator validates requests (large ones off the loop); the caller owns it
    */
-  static ServerServiceDefinition definition(CompletionService service, LoopPicker picker,
-      GrpcFrontEndOptions limits, long startedEpochSeconds, OpenCalls openCalls) {
+  static ServerServiceDefinition definition(CompletionService router, LoopPicker picker,
+      GrpcFrontEndOptions limits, long startedEpochSeconds, OpenCalls openCalls, RequestValidator validator) {
+    // Every request this front-end admits is journalled as carried over gRPC.
+    CompletionService service = router.forFrontEnd(FrontEnd.GRPC);
     ServerCallHandler<CompletionRequest, StreamEvent> stream = (call, headers) -> {
       CallStart start = callStart(picker, headers);
-      StreamingCall listener = new StreamingCall(call, start, service, limits.maxRequestBytes(), openCalls);
+      StreamingCall listener = new StreamingCall(call, start, service, limits.maxRequestBytes(), openCalls, validator);
       // One message is the whole request; asking for two lets a protocol violation be seen.
       call.request(2);
       return listener;
@@ -48,7 +52,7 @@ final class RouterService {
     ServerCallHandler<CompletionRequest, Completion> complete = (call, headers) -> {
       CallStart start = callStart(picker, headers);
       UnaryCall listener = new UnaryCall(
-          call, start, service, limits.maxRequestBytes(), limits.maxResponseBytes(), openCalls);
+          call, start, service, limits.maxRequestBytes(), limits.maxResponseBytes(), openCalls, validator);
       call.request(2);
       return listener;
     };

@@ -9,6 +9,7 @@ import narwhal.api.RouterError;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.StreamDone;
 import narwhal.proto.v1.StreamEvent;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code StreamCompletion}: the engine's events relayed as {@link StreamEvent} messages.
@@ -30,10 +31,12 @@ final class StreamingCall extends CompletionCall<StreamEvent> {
       StreamEvent.newBuilder().setDone(StreamDone.getDefaultInstance()).build();
 
   private boolean committed;
+  /** The router's id, model and created for each event's chunk; set when the response commits. */
+  private @Nullable ChunkIdentity identity;
 
   StreamingCall(ServerCall<CompletionRequest, StreamEvent> call, CallStart start, CompletionService service,
-      long maxRequestBytes, OpenCalls openCalls) {
-    super(call, start, service, maxRequestBytes, openCalls);
+      long maxRequestBytes, OpenCalls openCalls, RequestValidator validator) {
+    super(call, start, service, maxRequestBytes, openCalls, validator);
   }
 
   @Override
@@ -52,6 +55,7 @@ final class StreamingCall extends CompletionCall<StreamEvent> {
       return;
     }
     committed = true;
+    identity = new ChunkIdentity(route(), responseStart);
     call.sendHeaders(headers(responseStart));
   }
 
@@ -59,7 +63,7 @@ final class StreamingCall extends CompletionCall<StreamEvent> {
   protected void event(StreamEvent event) {
     if (committed) {
       // The core commits before relaying; an event ahead of onStart has nowhere to go.
-      call.sendMessage(event);
+      call.sendMessage(identity == null ? event : identity.stamp(event));
     }
   }
 

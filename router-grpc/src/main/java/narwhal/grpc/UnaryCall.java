@@ -28,8 +28,8 @@ final class UnaryCall extends CompletionCall<Completion> {
   private @Nullable ResponseStart responseStart;
 
   UnaryCall(ServerCall<CompletionRequest, Completion> call, CallStart start, CompletionService service,
-      long maxRequestBytes, long maxResponseBytes, OpenCalls openCalls) {
-    super(call, start, service, maxRequestBytes, openCalls);
+      long maxRequestBytes, long maxResponseBytes, OpenCalls openCalls, RequestValidator validator) {
+    super(call, start, service, maxRequestBytes, openCalls, validator);
     this.maxResponseBytes = maxResponseBytes;
   }
 

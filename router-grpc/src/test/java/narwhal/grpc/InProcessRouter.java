@@ -41,7 +41,9 @@ final class InProcessRouter {
           .scheduledExecutorService(clock.executor)
           .deadlineTicker(clock.ticker)
           .addService(RouterService.definition(service, () -> clock.scheduler, options,
-              ScriptedCompletionService.CREATED, openCalls))
+              ScriptedCompletionService.CREATED, openCalls,
+              // Everything validated in place, on the manual clock's thread: no pool thread starts.
+              new RequestValidator(RequestValidator.Check.standard(), Integer.MAX_VALUE, 1)))
           .addService(health.getHealthService())
           .build()
           .start());

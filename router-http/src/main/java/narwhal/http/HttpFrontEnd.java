@@ -17,6 +17,7 @@ import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.util.Objects;
 import narwhal.api.CompletionService;
+import narwhal.api.FrontEnd;
 import narwhal.core.metrics.RouterMetrics;
 import narwhal.netty.EventLoopScheduler;
 import org.jspecify.annotations.Nullable;
@@ -153,6 +154,8 @@ public final class HttpFrontEnd implements AutoCloseable {
     Objects.requireNonNull(options, "options");
     PrometheusExposition exposition = metrics == null ? null : new PrometheusExposition(metrics);
     Objects.requireNonNull(service, "service");
+    // Every request this front-end admits is journalled as carried over HTTP.
+    CompletionService httpService = service.forFrontEnd(FrontEnd.HTTP);
     long startedEpochSeconds = clock.instant().getEpochSecond();
     ChannelGroup connections =
         new DefaultChannelGroup("narwhal-http", GlobalEventExecutor.INSTANCE);
@@ -183,7 +186,7 @@ public final class HttpFrontEnd implements AutoCloseable {
                         .addLast(
                             "front-end",
                             new HttpConnectionHandler(
-                                options, service, exposition, startedEpochSeconds, decoder));
+                                options, httpService, exposition, startedEpochSeconds, decoder));
                   }
                 });
     Channel serverChannel;

@@ -129,7 +129,11 @@ public final class JsonlJournal implements Journal {
   private static final int BATCH_BYTES = 256 * 1024;
   private static final byte[] NEWLINE = {'\n'};
 
-  private final ObjectMapper mapper = new ObjectMapper().disable(SerializationFeature.INDENT_OUTPUT);
+  // Every double and float as a plain decimal (PlainDecimals), never 1.23E-4; BigDecimals likewise.
+  private final ObjectMapper mapper = new ObjectMapper()
+      .disable(SerializationFeature.INDENT_OUTPUT)
+      .enable(com.fasterxml.jackson.core.JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN)
+      .registerModule(PlainDecimals.module());
   private final Path file;
   private final Settings settings;
   private final byte[] metaLine;

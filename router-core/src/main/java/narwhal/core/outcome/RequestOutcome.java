@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
  * @param arrivedEpochSeconds wall-clock arrival time
  * @param route {@code completions} or {@code chat}; null when the body was never understood
  * @param stream whether the client asked for a stream; null when unknown
- * @param inputLen prompt length in tokens when the router knows it (a token-id prompt), else null
+ * @param inputLen prompt length in tokens: counted by the router (a token-id prompt), else the
+ *     engine's {@code usage.prompt_tokens} when it reported one, else null
  * @param wantedLen the output limit the client asked for ({@code max_tokens} or {@code
  *     max_completion_tokens}), or null
  * @param outputLen tokens relayed to the client
@@ -49,6 +50,8 @@ import org.jspecify.annotations.Nullable;
  *     {@code trace_id}
  * @param attemptLegs one entry per attempt ({@code attempt, prefill_iid, prefill_backend_id,
  *     decode_iid, decode_backend_id, outcome}); the journal's {@code attempt_legs}
+ * @param frontEnd the front-end that carried the request ({@code http}, {@code grpc}), or null when
+ *     it came another way (a router used directly); the journal's {@code front_end}
  */
 public record RequestOutcome(
     String rid,
@@ -79,7 +82,8 @@ public record RequestOutcome(
     @Nullable String firstFailedIid,
     boolean poisoned,
     @Nullable String traceId,
-    List<Map<String, Object>> attemptLegs) {
+    List<Map<String, Object>> attemptLegs,
+    @Nullable String frontEnd) {
 
   public RequestOutcome {
     Objects.requireNonNull(rid, "rid");
@@ -107,7 +111,9 @@ public record RequestOutcome(
 
   /**
    * The journal's terminal row ({@code kind: "request"}), keys in a stable order. Unknown values
-   * are written as null rather than left out, so every request row has the same columns.
+   * are written as null rather than left out, so every request row has the same columns. Every
+   * duration is in seconds and its key ends in {@code _s}; the journal writes the numbers as plain
+   * decimals ({@link narwhal.core.journal.PlainDecimals}).
    */
   public Map<String, Object> journalRow(String runId) {
     Map<String, Object> row = new LinkedHashMap<>();
@@ -116,6 +122,7 @@ public record RequestOutcome(
     row.put("rid", rid);
     row.put("client_rid", clientRid);
     row.put("trace_id", traceId);
+    row.put("front_end", frontEnd);
     row.put("arrived", arrivedEpochSeconds);
     row.put("route", route);
     row.put("stream", stream);
@@ -144,7 +151,7 @@ public record RequestOutcome(
     row.put("queue_wait_s", seconds(queueWaitNanos));
     row.put("router_overhead_s", seconds(routerOverheadNanos));
     row.put("duration_s", durationNanos / 1e9);
-    row.put("upstream_seconds", upstreamNanos / 1e9);
+    row.put("upstream_s", upstreamNanos / 1e9);
     row.put("cancelled_phase", cancelledPhase);
     return row;
   }
@@ -184,10 +191,17 @@ public record RequestOutcome(
     private boolean poisoned;
     private @Nullable String traceId;
     private List<Map<String, Object>> attemptLegs = new ArrayList<>();
+    private @Nullable String frontEnd;
 
     private Builder(String rid, Terminal terminal) {
       this.rid = rid;
       this.terminal = terminal;
+    }
+
+    /** The front-end that carried the request ({@code http}, {@code grpc}), or null. */
+    public Builder frontEnd(@Nullable String v) {
+      frontEnd = v;
+      return this;
     }
 
     public Builder clientRid(@Nullable String v) {
@@ -278,7 +292,7 @@ public record RequestOutcome(
           outputLen, ttftNanos, firstByteNanos, tpotNanos, decodeTpotNanos, prefillIid, decodeIid, terminal,
           reason, error, attempts, decodeAttempts, attemptFailures, queueWaitNanos, routerOverheadNanos,
           durationNanos, upstreamNanos, cancelledPhase, firstFailedIid, poisoned,
-          traceId, attemptLegs);
+          traceId, attemptLegs, frontEnd);
     }
   }
 }

@@ -12,6 +12,7 @@ import narwhal.core.admission.Seat;
 import narwhal.api.AdmissionTicket;
 import narwhal.api.ClientSink;
 import narwhal.api.CompletionService;
+import narwhal.api.FrontEnd;
 import narwhal.api.RequestHandle;
 import narwhal.api.RouterError;
 import narwhal.core.fleet.Fleet;
@@ -36,6 +37,8 @@ import org.jspecify.annotations.Nullable;
 public final class DisaggregatedRouter implements CompletionService {
 
   private final RouterRuntime rt;
+  /** The front-end this view records requests as carried by; null for the router used directly. */
+  private final @Nullable FrontEnd frontEnd;
 
   public DisaggregatedRouter(
       FleetConfig config, Fleet fleet, EngineClient engines, Journal journal, Clock wallClock,
@@ -92,6 +95,18 @@ public final class DisaggregatedRouter implements CompletionService {
         admission,
         new OutcomeRecorder(telemetry.runId(), journal, metrics),
         tracing);
+    this.frontEnd = null;
+  }
+
+  /** The same router (one runtime, one admission) as seen by {@code frontEnd}. */
+  private DisaggregatedRouter(RouterRuntime rt, FrontEnd frontEnd) {
+    this.rt = rt;
+    this.frontEnd = frontEnd;
+  }
+
+  @Override
+  public DisaggregatedRouter forFrontEnd(FrontEnd tag) {
+    return new DisaggregatedRouter(rt, tag);
   }
 
   /**
@@ -110,7 +125,8 @@ public final class DisaggregatedRouter implements CompletionService {
     // Queue time counts against the request's own deadline: it may wait at most what is left.
     long remaining = rt.settings().deadlineNanos(arrivalNanos, clientDeadlineNanos) - loop.nanoTime();
     Seat seat = rt.admission().acquire(loop, Math.max(0, remaining));
-    RequestTicket ticket = new RequestTicket(rt, newRequestId(), clientRequestId, loop, arrivalNanos, seat);
+    RequestTicket ticket =
+        new RequestTicket(rt, newRequestId(), clientRequestId, loop, arrivalNanos, seat, frontEnd);
     if (seat.refusal() != null) {
       ticket.recordRefusal();
     }
@@ -127,6 +143,7 @@ public final class DisaggregatedRouter implements CompletionService {
     rt.outcomes().metrics().offered();
     rt.outcomes().record(RequestTicket.outcome(
             rt, Terminal.INVALID, newRequestId(), clientRequestId, arrivalNanos, loop.nanoTime(), null)
+        .frontEnd(frontEnd == null ? null : frontEnd.wireName())
         .error(error)
         .build());
   }

@@ -2,6 +2,7 @@ package narwhal.core.request;
 
 import java.util.Map;
 import narwhal.core.journal.Journal;
+import narwhal.core.journal.PlainDecimals;
 import narwhal.core.metrics.RouterMetrics;
 import narwhal.core.outcome.RequestOutcome;
 import narwhal.core.outcome.Terminal;
@@ -60,7 +61,8 @@ final class OutcomeRecorder {
       if (sb.length() > 0) {
         sb.append(' ');
       }
-      String text = String.valueOf(v);
+      // Numbers as the journal spells them (0.000123, never 1.23E-4), so the two read alike.
+      String text = v instanceof Double d ? String.valueOf(PlainDecimals.format(d)) : String.valueOf(v);
       sb.append(e.getKey()).append('=');
       if (text.isEmpty() || text.indexOf(' ') >= 0 || text.indexOf('"') >= 0) {
         sb.append('"').append(text.replace("\"", "\\\"")).append('"');

@@ -94,6 +94,8 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   private long ttftNanos = -1;
   private long firstByteNanos = -1;
   private int tokens;
+  /** The prompt length the engine reported in its usage, or null before (or without) one. */
+  private @Nullable Long enginePromptTokens;
   private final RequestTimeline timeline = new RequestTimeline();
   /** The admission seat this request holds; released in {@link #end}. */
   private @Nullable RequestTicket ticket;
@@ -324,6 +326,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     if (state == RequestState.DONE) {
       return;
     }
+    enginePromptTokens = EngineUsage.promptTokens(event, enginePromptTokens);
     if (event.hasToken()) {
       tokens++;
       timeline.token(loop.nanoTime());
@@ -552,10 +555,11 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
       Terminal terminal, @Nullable String reason, @Nullable RouterError error, RequestState endedIn) {
     long now = loop.nanoTime();
     Long inputLen = request.hasPrompt() && request.getPrompt().hasTokenIds()
-        ? Long.valueOf(request.getPrompt().getTokenIds().getIdsCount()) : null;
+        ? Long.valueOf(request.getPrompt().getTokenIds().getIdsCount()) : enginePromptTokens;
     Long wantedLen = request.hasMaxCompletionTokens() ? Long.valueOf(request.getMaxCompletionTokens())
         : request.hasMaxTokens() ? Long.valueOf(request.getMaxTokens()) : null;
     return RequestOutcome.builder(requestId, terminal)
+        .frontEnd(ticket == null ? null : ticket.frontEndName())
         .clientRid(request.getClientRequestId())
         .arrived(rt.arrivalEpochSeconds(arrivalNanos, now))
         .request(routeName(), request.getStream(), inputLen, wantedLen)

@@ -2,6 +2,7 @@ package narwhal.core.request;
 
 import narwhal.core.admission.Seat;
 import narwhal.api.AdmissionTicket;
+import narwhal.api.FrontEnd;
 import narwhal.api.RouterError;
 import narwhal.core.outcome.RequestOutcome;
 import narwhal.core.outcome.Terminal;
@@ -23,10 +24,11 @@ final class RequestTicket implements AdmissionTicket {
   private final Scheduler loop;
   private final long arrivalNanos;
   private final Seat seat;
+  private final @Nullable FrontEnd frontEnd;
   private boolean settled;
 
   RequestTicket(RouterRuntime rt, String requestId, @Nullable String clientRequestId, Scheduler loop,
-      long arrivalNanos, Seat seat) {
+      long arrivalNanos, Seat seat, @Nullable FrontEnd frontEnd) {
     this.rt = rt;
     this.outcomes = rt.outcomes();
     this.requestId = requestId;
@@ -34,6 +36,12 @@ final class RequestTicket implements AdmissionTicket {
     this.loop = loop;
     this.arrivalNanos = arrivalNanos;
     this.seat = seat;
+    this.frontEnd = frontEnd;
+  }
+
+  /** The journal's {@code front_end}: which front-end carried the request, or null when unknown. */
+  @Nullable String frontEndName() {
+    return frontEnd == null ? null : frontEnd.wireName();
   }
 
   @Override
@@ -113,7 +121,8 @@ final class RequestTicket implements AdmissionTicket {
   /** The outcome builder with this request's identity and timing filled in. */
   RequestOutcome.Builder outcome(Terminal terminal) {
     long now = loop.nanoTime();
-    return outcome(rt, terminal, requestId, clientRequestId, arrivalNanos, now, seat.queueWaitNanos(now));
+    return outcome(rt, terminal, requestId, clientRequestId, arrivalNanos, now, seat.queueWaitNanos(now))
+        .frontEnd(frontEndName());
   }
 
   /**

@@ -5,7 +5,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * Where one request's time went, beyond the two contract timestamps the lifecycle keeps
  * ({@code ttft_s}, {@code first_byte_s}): time with an engine leg in flight ({@code
- * upstream_seconds}), time the router itself spent on the request (router overhead), decode legs
+ * upstream_s}), time the router itself spent on the request (router overhead), decode legs
  * dispatched, and the token timestamps behind {@code tpot_s} and {@code decode_tpot_s}.
  *
  * <p><b>Router overhead</b> is the sum, over attempts, of (attempt start to prefill dispatch) and

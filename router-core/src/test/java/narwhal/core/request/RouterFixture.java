@@ -105,6 +105,18 @@ final class RouterFixture {
     return new Client(handle, sink);
   }
 
+  /** As {@link #submit(CompletionRequest)}, through {@code service} (e.g. a front-end's view). */
+  Client submit(narwhal.api.CompletionService service, CompletionRequest request) {
+    RecordingSink sink = new RecordingSink();
+    RequestHandle handle = service.submit(request, sink, loop, loop.nanoTime());
+    loop.runPending();
+    return new Client(handle, sink);
+  }
+
+  CompletionRequest completionRequest() {
+    return OpenAiWire.completions("{\"model\":\"m\",\"prompt\":\"hello\",\"max_tokens\":8,\"stream\":true}");
+  }
+
   Client submitCompletion() {
     return submit(OpenAiWire.completions("{\"model\":\"m\",\"prompt\":\"hello\",\"max_tokens\":8,\"stream\":true}"));
   }

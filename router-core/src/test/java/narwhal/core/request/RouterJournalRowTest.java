@@ -41,7 +41,7 @@ class RouterJournalRowTest {
     assertThat((double) row.get("tpot_s")).isCloseTo(0.055, within(1e-9));
     assertThat((double) row.get("decode_tpot_s")).isCloseTo(0.03, within(1e-9));
     // Prefill 0.1 s plus decode 0.12 s; the router itself did its work in no manual-clock time.
-    assertThat((double) row.get("upstream_seconds")).isCloseTo(0.22, within(1e-9));
+    assertThat((double) row.get("upstream_s")).isCloseTo(0.22, within(1e-9));
     assertThat((double) row.get("router_overhead_s")).isZero();
     assertThat((double) row.get("duration_s")).isCloseTo(0.22, within(1e-9));
   }
@@ -60,5 +60,33 @@ class RouterJournalRowTest {
     assertThat(failed.sink().errors).hasSize(1);
     assertThat(r.row()).containsEntry("decode_attempts", 0).containsEntry("attempts", 1)
         .containsEntry("router_overhead_s", 0.0).containsEntry("ttft_s", null);
+  }
+
+  @Test
+  void textPrompt_takesInputLenFromTheEnginesUsage_andDurationKeysEndInS() {
+    Client c = r.submit(OpenAiWire.completions("{\"model\":\"m\",\"prompt\":\"count me\",\"max_tokens\":3}"));
+    r.prefillOk(r.call(0));
+    r.call(1).sse().event(OpenAiWire.completionToken("a")).event(OpenAiWire.usage(17, 1)).event("[DONE]").end();
+
+    assertThat(c.sink().log).endsWith("complete");
+    Map<String, Object> row = r.row();
+    // The router did not count a text prompt: the engine's usage.prompt_tokens says it.
+    assertThat(row).containsEntry("input_len", 17L).containsEntry("front_end", null);
+    assertThat(row.keySet()).filteredOn(k -> k.endsWith("_seconds")).isEmpty();
+    assertThat(row).containsKeys("upstream_s", "duration_s", "queue_wait_s", "router_overhead_s");
+  }
+
+  @Test
+  void aRequestThroughAFrontEndsView_isJournalledWithItsName() {
+    RouterFixture.Client c = r.submit(r.router.forFrontEnd(narwhal.api.FrontEnd.GRPC), r.completionRequest());
+    r.prefillOk(r.call(0));
+    r.call(1).sse().event(OpenAiWire.completionToken("a")).event("[DONE]").end();
+    assertThat(c.sink().log).endsWith("complete");
+    assertThat(r.row()).containsEntry("front_end", "grpc").containsEntry("input_len", null);
+
+    r.journal.rows.clear();
+    r.router.forFrontEnd(narwhal.api.FrontEnd.HTTP)
+        .rejectInvalid(r.loop, r.loop.nanoTime(), null, narwhal.api.RouterError.invalid("bad", null));
+    assertThat(r.row()).containsEntry("front_end", "http").containsEntry("terminal", "invalid");
   }
 }
