@@ -13,13 +13,13 @@ import org.jspecify.annotations.Nullable;
 final class DropReport {
 
   private final long intervalNanos;
-  private final Map<JsonlJournal.DropReason, Long> reported = new EnumMap<>(JsonlJournal.DropReason.class);
+  private final Map<JournalDropReason, Long> reported = new EnumMap<>(JournalDropReason.class);
   private long lastNanos;
 
   DropReport(long intervalNanos, long startNanos) {
     this.intervalNanos = intervalNanos;
     this.lastNanos = startNanos;
-    for (JsonlJournal.DropReason r : JsonlJournal.DropReason.values()) {
+    for (JournalDropReason r : JournalDropReason.values()) {
       reported.put(r, 0L);
     }
   }
@@ -33,13 +33,13 @@ final class DropReport {
    * The warning to log now ({@code "12 queue_full, 1 unencodable"} rows dropped since the last
    * one), or null when the interval has not passed or nothing new was dropped.
    */
-  @Nullable String due(long nowNanos, ToLongFunction<JsonlJournal.DropReason> totals) {
+  @Nullable String due(long nowNanos, ToLongFunction<JournalDropReason> totals) {
     if (nowNanos - lastNanos < intervalNanos) {
       return null;
     }
     lastNanos = nowNanos;
     StringBuilder line = new StringBuilder();
-    for (JsonlJournal.DropReason r : JsonlJournal.DropReason.values()) {
+    for (JournalDropReason r : JournalDropReason.values()) {
       long total = totals.applyAsLong(r);
       long fresh = total - reported.put(r, total);
       if (fresh > 0) {

@@ -10,11 +10,9 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.channels.WritableByteChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -22,7 +20,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,14 +36,21 @@ import org.slf4j.LoggerFactory;
  * client can spell in JSON as {@code "\ud800"}) keeps its surrogates as {@code \\uXXXX} escapes,
  * so request content can never make the encoder fail.
  *
- * <p>The queue is bounded ({@link Settings#maxQueuedRows} rows and {@link
- * Settings#maxQueuedBytes} bytes); a row that does not fit is dropped and counted ({@link
- * #droppedRows}), and the writer logs the drops at most once per {@link Settings#reportInterval}.
+ * <p>The queue is bounded ({@link JournalSettings#maxQueuedRows} rows and {@link
+ * JournalSettings#maxQueuedBytes} bytes); a row that does not fit is dropped and counted ({@link
+ * #droppedRows}), and the writer logs the drops at most once per {@link JournalSettings#reportInterval}.
  * When a write fails (disk full, I/O error) the writer keeps the unwritten bytes, retries every
- * {@link Settings#retryInterval} on the same file, and {@link #notWritingReason} says why until a
+ * {@link JournalSettings#retryInterval} on the same file, and {@link #notWritingReason} says why until a
  * write succeeds; nothing is lost or written twice once the disk recovers, except rows that did
  * not fit in the queue meanwhile. {@link #reopen} (SIGHUP) makes the writer close the file and
  * open the configured path again, between two rows, for logrotate's move-then-signal pattern.
+ *
+ * <p>Why one class of about 500 lines: the writer is one state machine (write, fail and retry,
+ * reopen, close or give up) over state its thread and {@link #record} share under one lock (the
+ * queue, the batch with its row boundaries, the channel, the failure); apart, each half would have
+ * to reach into the other's. What stands alone already does: the line encoding ({@link
+ * JournalLines}, {@link PlainDecimals}), the bounds ({@link JournalSettings}), the drop report
+ * ({@link DropReport}).
  */
 public final class JsonlJournal implements Journal {
 
@@ -54,75 +58,6 @@ public final class JsonlJournal implements Journal {
   public static final int DEFAULT_MAX_QUEUED_ROWS = 65_536;
   /** Default bound on bytes waiting for the writer (16 MiB), what keeps the heap in check. */
   public static final long DEFAULT_MAX_QUEUED_BYTES = 16L << 20;
-
-  /** Why a row was dropped: the label of {@code narwhal_journal_dropped_rows_total}. */
-  public enum DropReason {
-    /** The queue was at its row or byte bound (the writer is behind or failing). */
-    QUEUE_FULL("queue_full"),
-    /** The row alone is larger than the whole byte bound. */
-    TOO_LARGE("too_large"),
-    /** The row could not be serialised to JSON. */
-    UNENCODABLE("unencodable"),
-    /** Recorded after close, or still unwritten when close gave up on a failing disk. */
-    CLOSED("closed");
-
-    private final String label;
-
-    DropReason(String label) {
-      this.label = label;
-    }
-
-    public String label() {
-      return label;
-    }
-  }
-
-  /** Opens the journal file for writing at its end; a seam for tests that need a failing disk. */
-  @FunctionalInterface
-  public interface Opener {
-    WritableByteChannel open(Path file) throws IOException;
-
-    /** The real file, created if absent, every write appended at its end. */
-    static Opener append() {
-      return file -> FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-          StandardOpenOption.APPEND);
-    }
-  }
-
-  /**
-   * The bounds, the writer's intervals, its clock (monotonic nanoseconds, injected so the drop
-   * report's pacing is tested without sleeping) and how the file is opened.
-   */
-  public record Settings(int maxQueuedRows, long maxQueuedBytes, Duration retryInterval, Duration reportInterval,
-      LongSupplier nanoClock, Opener opener) {
-
-    public static Settings defaults() {
-      return new Settings(DEFAULT_MAX_QUEUED_ROWS, DEFAULT_MAX_QUEUED_BYTES, Duration.ofSeconds(1),
-          Duration.ofSeconds(10), System::nanoTime, Opener.append());
-    }
-
-    public Settings {
-      if (maxQueuedRows < 1 || maxQueuedBytes < 1) {
-        throw new IllegalArgumentException("the journal queue bounds must be positive");
-      }
-    }
-
-    public Settings withBounds(int rows, long bytes) {
-      return new Settings(rows, bytes, retryInterval, reportInterval, nanoClock, opener);
-    }
-
-    public Settings withIntervals(Duration retry, Duration report) {
-      return new Settings(maxQueuedRows, maxQueuedBytes, retry, report, nanoClock, opener);
-    }
-
-    public Settings withClock(LongSupplier clock) {
-      return new Settings(maxQueuedRows, maxQueuedBytes, retryInterval, reportInterval, clock, opener);
-    }
-
-    public Settings withOpener(Opener o) {
-      return new Settings(maxQueuedRows, maxQueuedBytes, retryInterval, reportInterval, nanoClock, o);
-    }
-  }
 
   private static final Logger log = LoggerFactory.getLogger(JsonlJournal.class);
   /** The writer moves up to this much from the queue per write call. */
@@ -135,9 +70,9 @@ public final class JsonlJournal implements Journal {
       .enable(com.fasterxml.jackson.core.JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN)
       .registerModule(PlainDecimals.module());
   private final Path file;
-  private final Settings settings;
+  private final JournalSettings settings;
   private final byte[] metaLine;
-  private final Map<DropReason, Counter> dropped = new EnumMap<>(DropReason.class);
+  private final Map<JournalDropReason, Counter> dropped = new EnumMap<>(JournalDropReason.class);
   private final Counter writeErrors = new Counter();
   private final Counter reopens = new Counter();
   private final Thread writer;
@@ -163,14 +98,14 @@ public final class JsonlJournal implements Journal {
   private long failedAttempts;
 
   public JsonlJournal(Path file, Map<String, Object> metaFields) {
-    this(file, metaFields, Settings.defaults());
+    this(file, metaFields, JournalSettings.defaults());
   }
 
   /** Opens (creating, never truncating) {@code file}; fails if it cannot be opened now. */
-  public JsonlJournal(Path file, Map<String, Object> metaFields, Settings settings) {
+  public JsonlJournal(Path file, Map<String, Object> metaFields, JournalSettings settings) {
     this.file = file;
     this.settings = settings;
-    for (DropReason r : DropReason.values()) {
+    for (JournalDropReason r : JournalDropReason.values()) {
       dropped.put(r, new Counter());
     }
     Map<String, Object> meta = new LinkedHashMap<>();
@@ -179,7 +114,7 @@ public final class JsonlJournal implements Journal {
     meta.put("schema_version", 1);
     meta.putAll(metaFields);
     try {
-      metaLine = encode(meta);
+      metaLine = JournalLines.encode(mapper, meta);
       // Each run starts with its meta row, also when it appends to an earlier run's file.
       batch = ByteBuffer.wrap(open(true));
       rowEnds.add(batch.limit());
@@ -196,22 +131,22 @@ public final class JsonlJournal implements Journal {
   public void record(Map<String, Object> row) {
     byte[] line;
     try {
-      line = encode(row);
+      line = JournalLines.encode(mapper, row);
     } catch (IOException | RuntimeException e) {
       // A row that cannot be serialised is a bug, not a reason to stop journaling.
       lastUnencodable = e.toString();
-      dropped.get(DropReason.UNENCODABLE).inc();
+      dropped.get(JournalDropReason.UNENCODABLE).inc();
       return;
     }
-    DropReason refused;
+    JournalDropReason refused;
     lock.lock();
     try {
       if (stopping) {
-        refused = DropReason.CLOSED;
+        refused = JournalDropReason.CLOSED;
       } else if (line.length > settings.maxQueuedBytes()) {
-        refused = DropReason.TOO_LARGE;
+        refused = JournalDropReason.TOO_LARGE;
       } else if (queue.size() >= settings.maxQueuedRows() || queuedBytes + line.length > settings.maxQueuedBytes()) {
-        refused = DropReason.QUEUE_FULL;
+        refused = JournalDropReason.QUEUE_FULL;
       } else {
         queue.add(line);
         queuedBytes += line.length;
@@ -244,7 +179,7 @@ public final class JsonlJournal implements Journal {
   }
 
   /** Rows dropped for {@code reason} so far. */
-  public Counter droppedRows(DropReason reason) {
+  public Counter droppedRows(JournalDropReason reason) {
     return dropped.get(reason);
   }
 
@@ -273,7 +208,7 @@ public final class JsonlJournal implements Journal {
     }
   }
 
-  /** Bytes waiting for the writer (at most {@link Settings#maxQueuedBytes}). */
+  /** Bytes waiting for the writer (at most {@link JournalSettings#maxQueuedBytes}). */
   public long queuedBytes() {
     lock.lock();
     try {
@@ -283,51 +218,8 @@ public final class JsonlJournal implements Journal {
     }
   }
 
-  public Settings settings() {
+  public JournalSettings settings() {
     return settings;
-  }
-
-  /** One line: compact JSON, lone surrogates escaped, then a newline; always valid UTF-8. */
-  private byte[] encode(Map<String, Object> row) throws IOException {
-    String json = escapeLoneSurrogates(mapper.writeValueAsString(row));
-    byte[] text = json.getBytes(StandardCharsets.UTF_8);
-    byte[] line = new byte[text.length + 1];
-    System.arraycopy(text, 0, line, 0, text.length);
-    line[text.length] = '\n';
-    return line;
-  }
-
-  /**
-   * Replaces each surrogate that is not half of a high-low pair with its {@code \\uXXXX} escape.
-   * Jackson writes such a character raw, and only inside a JSON string (keys and values; the
-   * rest of its output is ASCII), where the six-character escape means the same code unit: a
-   * reader gets back exactly the string the row held, and the UTF-8 encoder has nothing it cannot
-   * encode.
-   */
-  static String escapeLoneSurrogates(String s) {
-    StringBuilder out = null;
-    int n = s.length();
-    for (int i = 0; i < n; i++) {
-      char c = s.charAt(i);
-      if (!Character.isSurrogate(c)) {
-        if (out != null) {
-          out.append(c);
-        }
-        continue;
-      }
-      if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
-        if (out != null) {
-          out.append(c).append(s.charAt(i + 1));
-        }
-        i++;
-        continue;
-      }
-      if (out == null) {
-        out = new StringBuilder(n + 16).append(s, 0, i);
-      }
-      out.append(String.format("\\u%04x", (int) c));
-    }
-    return out == null ? s : out.toString();
   }
 
   /**
@@ -552,7 +444,7 @@ public final class JsonlJournal implements Journal {
     } finally {
       lock.unlock();
     }
-    dropped.get(DropReason.CLOSED).inc(left);
+    dropped.get(JournalDropReason.CLOSED).inc(left);
     log.error("journal: closing with about {} rows unwritten: {}", left, failure);
   }
 

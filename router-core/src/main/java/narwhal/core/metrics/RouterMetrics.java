@@ -12,6 +12,7 @@ import narwhal.core.admission.Admission;
 import narwhal.core.fleet.EngineCondition;
 import narwhal.core.fleet.EngineState;
 import narwhal.core.fleet.Fleet;
+import narwhal.core.journal.JournalDropReason;
 import narwhal.core.journal.JsonlJournal;
 import narwhal.core.outcome.RequestOutcome;
 import narwhal.core.retry.RetryBudget;
@@ -186,7 +187,7 @@ public final class RouterMetrics {
   public void watchJournal(JsonlJournal journal) {
     describe("narwhal_journal_dropped_rows_total", MetricFamily.Type.COUNTER,
         "Journal rows dropped: queue_full (the bounded queue was full), too_large, unencodable, closed.");
-    for (JsonlJournal.DropReason r : JsonlJournal.DropReason.values()) {
+    for (JournalDropReason r : JournalDropReason.values()) {
       registry.register(SeriesName.of("narwhal_journal_dropped_rows_total", "reason", r.label()),
           journal.droppedRows(r));
     }

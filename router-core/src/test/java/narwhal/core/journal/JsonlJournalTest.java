@@ -76,7 +76,7 @@ class JsonlJournalTest {
     journal.record(Map.of("kind", "request", "bad", new Object()));
     journal.record(Map.of("kind", "request", "rid", "after"));
     journal.close();
-    assertThat(journal.droppedRows(JsonlJournal.DropReason.UNENCODABLE).getCount()).isEqualTo(1);
+    assertThat(journal.droppedRows(JournalDropReason.UNENCODABLE).getCount()).isEqualTo(1);
     assertThat(Files.readAllLines(file)).hasSize(2).last().asString().contains("\"after\"");
   }
 
@@ -84,7 +84,7 @@ class JsonlJournalTest {
   void failingWrites_makeTheRouterNotReady_countInMetrics_andKeepTheQueueBounded(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("j.jsonl");
     FullDisk disk = new FullDisk();
-    JsonlJournal.Settings settings = JsonlJournal.Settings.defaults().withBounds(8, 64 * 1024)
+    JournalSettings settings = JournalSettings.defaults().withBounds(8, 64 * 1024)
         .withIntervals(Duration.ofMillis(5), Duration.ofSeconds(10)).withOpener(disk);
     JsonlJournal journal = new JsonlJournal(file, Map.of("run", "r"), settings);
     FleetConfig config = FleetConfig.of("m", List.of(
@@ -121,7 +121,7 @@ class JsonlJournalTest {
       }
       assertThat(journal.queuedRows()).isEqualTo(8);
       assertThat(journal.queuedBytes()).isLessThanOrEqualTo(64 * 1024);
-      assertThat(journal.droppedRows(JsonlJournal.DropReason.QUEUE_FULL).getCount()).isEqualTo(100_000 - 8);
+      assertThat(journal.droppedRows(JournalDropReason.QUEUE_FULL).getCount()).isEqualTo(100_000 - 8);
       assertThat(registry.counter("narwhal_journal_dropped_rows_total{reason=\"queue_full\"}").getCount())
           .isEqualTo(100_000 - 8);
       assertThat(gauge(registry, "narwhal_journal_queued_rows")).isEqualTo(8);
@@ -190,27 +190,27 @@ class JsonlJournalTest {
     long[] full = {0};
     assertThat(report.due(11 * second, r -> 0)).as("nothing dropped").isNull();
     full[0] = 5;
-    assertThat(report.due(20 * second, r -> r == JsonlJournal.DropReason.QUEUE_FULL ? full[0] : 0))
+    assertThat(report.due(20 * second, r -> r == JournalDropReason.QUEUE_FULL ? full[0] : 0))
         .as("within the interval").isNull();
     assertThat(report.nanosToNext(20 * second)).isEqualTo(second);
-    assertThat(report.due(21 * second, r -> r == JsonlJournal.DropReason.QUEUE_FULL ? full[0] : 0))
+    assertThat(report.due(21 * second, r -> r == JournalDropReason.QUEUE_FULL ? full[0] : 0))
         .isEqualTo("5 queue_full (5 in all)");
     full[0] = 7;
-    assertThat(report.due(30 * second, r -> r == JsonlJournal.DropReason.QUEUE_FULL ? full[0] : 0)).isNull();
-    assertThat(report.due(31 * second, r -> r == JsonlJournal.DropReason.QUEUE_FULL ? full[0] : 0))
+    assertThat(report.due(30 * second, r -> r == JournalDropReason.QUEUE_FULL ? full[0] : 0)).isNull();
+    assertThat(report.due(31 * second, r -> r == JournalDropReason.QUEUE_FULL ? full[0] : 0))
         .isEqualTo("2 queue_full (7 in all)");
   }
 
   @Test
   void escapeLoneSurrogates_keepsPairsAndEverythingElse() {
-    assertThat(JsonlJournal.escapeLoneSurrogates("plain")).isEqualTo("plain");
-    assertThat(JsonlJournal.escapeLoneSurrogates("\ud83d\ude00")).isEqualTo("\ud83d\ude00");
-    assertThat(JsonlJournal.escapeLoneSurrogates("a\udfff\ud800b")).isEqualTo("a\\udfff\\ud800b");
-    assertThat(JsonlJournal.escapeLoneSurrogates("\ud800\ud83d\ude00\ud800")).isEqualTo("\\ud800\ud83d\ude00\\ud800");
+    assertThat(JournalLines.escapeLoneSurrogates("plain")).isEqualTo("plain");
+    assertThat(JournalLines.escapeLoneSurrogates("\ud83d\ude00")).isEqualTo("\ud83d\ude00");
+    assertThat(JournalLines.escapeLoneSurrogates("a\udfff\ud800b")).isEqualTo("a\\udfff\\ud800b");
+    assertThat(JournalLines.escapeLoneSurrogates("\ud800\ud83d\ude00\ud800")).isEqualTo("\\ud800\ud83d\ude00\\ud800");
   }
 
   /** A disk that fills up on demand: the first write after that lands half its bytes, the rest fail. */
-  private static final class FullDisk implements JsonlJournal.Opener {
+  private static final class FullDisk implements JournalOpener {
     volatile boolean full;
     volatile int partialWrites;
 
