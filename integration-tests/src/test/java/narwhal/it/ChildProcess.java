@@ -42,14 +42,23 @@ final class ChildProcess implements AutoCloseable {
 
   /** Starts {@code narwhal args...}; {@code name} labels its output in failure messages. */
   static ChildProcess narwhal(String name, String... args) {
+    return narwhal(name, java.util.Map.of(), List.of(), args);
+  }
+
+  /** As {@link #narwhal(String, String...)}, with extra environment variables and JVM options. */
+  static ChildProcess narwhal(String name, java.util.Map<String, String> env, List<String> jvmOptions,
+      String... args) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvmOptions);
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add("narwhal.server.Narwhal");
     command.addAll(List.of(args));
     try {
-      return new ChildProcess(name, new ProcessBuilder(command).start());
+      ProcessBuilder builder = new ProcessBuilder(command);
+      builder.environment().putAll(env);
+      return new ChildProcess(name, builder.start());
     } catch (IOException e) {
       throw new UncheckedIOException("could not start " + name, e);
     }

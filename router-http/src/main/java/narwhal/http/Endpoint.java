@@ -4,11 +4,16 @@ import io.netty.handler.codec.http.HttpMethod;
 import narwhal.proto.v1.Route;
 import org.jspecify.annotations.Nullable;
 
-/** The routes this front-end serves, each with its one method. */
+/**
+ * The routes this front-end serves, each with its one method; a GET route answers HEAD as well
+ * (HTTP requires it: the same status and headers, no body).
+ */
 enum Endpoint {
   COMPLETIONS("/v1/completions", HttpMethod.POST, Route.ROUTE_COMPLETIONS),
   CHAT_COMPLETIONS("/v1/chat/completions", HttpMethod.POST, Route.ROUTE_CHAT_COMPLETIONS),
   MODELS("/v1/models", HttpMethod.GET, null),
+  /** {@code /v1/models/{id}}: matched by prefix, the rest of the path is the id. */
+  MODEL("/v1/models/", HttpMethod.GET, null),
   HEALTH("/health", HttpMethod.GET, null),
   READY("/ready", HttpMethod.GET, null),
   METRICS("/metrics", HttpMethod.GET, null),
@@ -28,9 +33,19 @@ enum Endpoint {
   static @Nullable Endpoint forPath(String path) {
     for (Endpoint endpoint : values()) {
       if (endpoint.path.equals(path)) {
-        return endpoint;
+        return endpoint == MODEL ? null : endpoint; // "/v1/models/" names no model
       }
     }
-    return null;
+    return path.startsWith(MODEL.path) ? MODEL : null;
+  }
+
+  /** Whether {@code method} may be used on this route: its own, or HEAD on a GET route. */
+  boolean allows(HttpMethod method) {
+    return this.method.equals(method) || (this.method.equals(HttpMethod.GET) && method.equals(HttpMethod.HEAD));
+  }
+
+  /** The {@code Allow} header's value. */
+  String allowed() {
+    return this.method.equals(HttpMethod.GET) ? "GET, HEAD" : this.method.name();
   }
 }

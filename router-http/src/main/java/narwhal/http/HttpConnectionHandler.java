@@ -10,6 +10,7 @@ import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
@@ -233,13 +234,14 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
     state = State.DISCARDING_BODY;
     if (endpoint == null) {
       reply(Responses.error(Responses.notFound(request.method().name(), path), null));
-    } else if (!endpoint.method.equals(request.method())) {
+    } else if (!endpoint.allows(request.method())) {
       FullHttpResponse response =
-          Responses.error(Responses.methodNotAllowed(request.method().name(), path, endpoint.method.name()), null);
-      response.headers().set(HttpHeaderNames.ALLOW, endpoint.method.name());
+          Responses.error(Responses.methodNotAllowed(request.method().name(), path, endpoint.allowed()), null);
+      response.headers().set(HttpHeaderNames.ALLOW, endpoint.allowed());
       reply(response);
     } else if (endpoint.route == null) {
-      reply(informational.answer(endpoint, scheduler()));
+      FullHttpResponse answer = informational.answer(endpoint, path, scheduler());
+      reply(request.method().equals(HttpMethod.HEAD) ? Responses.headersOnly(answer) : answer);
     } else {
       startBody(request, endpoint.route);
     }

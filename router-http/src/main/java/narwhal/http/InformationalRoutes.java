@@ -5,6 +5,7 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.util.Map;
+import narwhal.api.ClientErrors;
 import narwhal.api.CompletionService;
 import narwhal.openai.Json;
 import narwhal.time.Scheduler;
@@ -27,19 +28,24 @@ final class InformationalRoutes {
     this.startedEpochSeconds = startedEpochSeconds;
   }
 
-  /** The whole answer to {@code endpoint}; {@code loop} is the connection's, for the state document. */
-  FullHttpResponse answer(Endpoint endpoint, Scheduler loop) {
+  /**
+   * The whole answer to {@code endpoint} at {@code path} (decoded); {@code loop} is the
+   * connection's, for the state document.
+   */
+  FullHttpResponse answer(Endpoint endpoint, String path, Scheduler loop) {
     ObjectNode body = Json.mapper().createObjectNode();
     switch (endpoint) {
       case MODELS:
         body.put("object", "list");
-        body.putArray("data")
-            .addObject()
-            .put("id", service.model())
-            .put("object", "model")
-            .put("created", startedEpochSeconds)
-            .put("owned_by", "narwhal");
+        model(body.putArray("data").addObject());
         return Responses.json(HttpResponseStatus.OK, body);
+      case MODEL:
+        // OpenAI's GET /v1/models/{model}: the model object, or 404 model_not_found as a
+        // completion naming another model gets. An id may hold slashes (org/name).
+        String id = path.substring(Endpoint.MODEL.path.length());
+        return id.equals(service.model())
+            ? Responses.json(HttpResponseStatus.OK, model(body))
+            : Responses.error(ClientErrors.modelNotFound(id, service.model()), null);
       case HEALTH:
         return Responses.json(HttpResponseStatus.OK, body.put("status", "ok"));
       case METRICS:
@@ -58,6 +64,13 @@ final class InformationalRoutes {
       default:
         throw new IllegalArgumentException("not informational: " + endpoint);
     }
+  }
+
+  private ObjectNode model(ObjectNode node) {
+    return node.put("id", service.model())
+        .put("object", "model")
+        .put("created", startedEpochSeconds)
+        .put("owned_by", "narwhal");
   }
 
   private FullHttpResponse metrics() {

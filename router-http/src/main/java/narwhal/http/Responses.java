@@ -27,6 +27,16 @@ final class Responses {
     return json(status, Json.compactBytes(body));
   }
 
+  /**
+   * The answer to a HEAD request: {@code get}'s status and headers (Content-Length included, as
+   * the GET would send) and no body.
+   */
+  static FullHttpResponse headersOnly(FullHttpResponse get) {
+    FullHttpResponse head = get.replace(Unpooled.EMPTY_BUFFER);
+    get.release();
+    return head;
+  }
+
   static FullHttpResponse json(HttpResponseStatus status, byte[] body) {
     FullHttpResponse response =
         new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(body));
@@ -100,7 +110,7 @@ final class Responses {
         "invalid_request_error",
         "not_found",
         "No route for " + method + " " + path + "; this router serves POST /v1/completions, "
-            + "POST /v1/chat/completions, GET /v1/models, GET /health, GET /ready and GET /metrics.");
+            + "POST /v1/chat/completions, GET /v1/models, GET /v1/models/{model}, GET /health, GET /ready and GET /metrics.");
   }
 
   static RouterError methodNotAllowed(String method, String path, String allowed) {

@@ -33,7 +33,7 @@ class PrometheusExpositionTest {
 
     assertThat(text).contains("# TYPE narwhal_offered_total counter\n", "narwhal_offered_total 2.0\n",
         "# HELP narwhal_served_total Requests completed", "narwhal_served_total 1.0\n",
-        "narwhal_failed_total{reason=\"engine_error\"} 1.0\n", "narwhal_invalid_requests_total 0.0\n");
+        "narwhal_failed_total{iid=\"none\",reason=\"engine_error\"} 1.0\n", "narwhal_invalid_requests_total 0.0\n");
   }
 
   @Test

@@ -243,7 +243,7 @@ class RequestHandlingTest extends FrontEndTestSupport {
 
     var postHealth = post("/health", "{}");
     assertThat(postHealth.statusCode()).isEqualTo(405);
-    assertThat(postHealth.headers().firstValue("allow")).hasValue("GET");
+    assertThat(postHealth.headers().firstValue("allow")).hasValue("GET, HEAD");
   }
 
   @Test

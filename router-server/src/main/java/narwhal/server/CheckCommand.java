@@ -34,12 +34,13 @@ final class CheckCommand implements Callable<Integer> {
     try {
       config = FleetFiles.read(fleet);
     } catch (FleetConfigException e) {
-      narwhal.out.println("narwhal check: " + fleet + " is not a valid fleet file:");
-      e.errors().forEach(line -> narwhal.out.println("  " + line));
+      narwhal.err.println("narwhal check: " + fleet + " is not a valid fleet file:");
+      e.errors().forEach(line -> narwhal.err.println("  " + line));
+      narwhal.err.flush();
       return CONFIG_ERROR;
     }
     PreflightReport report = Preflight.run(config);
-    report.print(narwhal.out);
+    report.print(narwhal.err);
     return report.passed() ? 0 : FAILED;
   }
 }

@@ -33,22 +33,34 @@ public final class Narwhal implements Runnable {
   /** The router could not start (a port taken): the message says what to fix. */
   static final int STARTUP_FAILED = 1;
 
-  /** Where commands print what they report (a PrintStream, as preflight's report prints to one). */
+  /** Where commands print what they produce (the serving addresses, help, the version). */
   final PrintStream out;
+  /**
+   * Where commands print diagnostics: fleet-file errors and preflight's report, so a script that
+   * reads stdout never mistakes them for output, and they show even when stdout is redirected.
+   */
+  final PrintStream err;
 
   @Spec
   private CommandSpec spec;
 
-  private Narwhal(PrintStream out) {
+  private Narwhal(PrintStream out, PrintStream err) {
     this.out = out;
+    this.err = err;
   }
 
   public static void main(String[] args) {
+    String format = System.getenv("NARWHAL_LOG_FORMAT");
+    if (format != null && !format.equals("text") && !format.equals("json")) {
+      // Checked before anything logs: logback would otherwise drop every line for want of an appender.
+      System.err.println("narwhal: NARWHAL_LOG_FORMAT must be text or json, got '" + format + "'");
+      System.exit(USAGE_ERROR);
+    }
     System.exit(run(args, System.out, System.err));
   }
 
   static int run(String[] args, PrintStream out, PrintStream err) {
-    CommandLine cli = new CommandLine(new Narwhal(out));
+    CommandLine cli = new CommandLine(new Narwhal(out, err));
     cli.setOut(new PrintWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), true));
     cli.setErr(new PrintWriter(new OutputStreamWriter(err, StandardCharsets.UTF_8), true));
     cli.setParameterExceptionHandler(Narwhal::usageError);

@@ -109,7 +109,7 @@ public final class Preflight {
 
   /**
    * {@code narwhal serve}'s gate: runs preflight unless {@code mode} is off, prints the report to
-   * {@code out}, and says whether serving may go ahead.
+   * {@code out} (the command's stderr), and says whether serving may go ahead.
    */
   static boolean gate(FleetConfig config, Mode mode, PrintStream out, String command) {
     if (mode == Mode.OFF) {
@@ -127,6 +127,7 @@ public final class Preflight {
     }
     out.println(command + ": refusing to serve a fleet that fails preflight; fix the lines marked FAIL "
         + "(narwhal check --fleet FILE re-runs the checks), or pass --preflight=warn to serve anyway");
+    out.flush();
     return false;
   }
 

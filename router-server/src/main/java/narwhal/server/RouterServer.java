@@ -169,6 +169,7 @@ public final class RouterServer implements AutoCloseable {
     // One run id on the journal's meta row and on every request row; one registry for /metrics.
     Telemetry telemetry = Telemetry.create();
     RouterMetrics metrics = new RouterMetrics(telemetry.registry(), config.slo());
+    ProcessMetrics.register(metrics, NarwhalVersion.version());
     Journal journal;
     if (journalPath == null) {
       journal = Journal.none();
@@ -284,20 +285,30 @@ public final class RouterServer implements AutoCloseable {
       log.info("narwhal draining: waiting up to {} ms for {} requests in flight", timeout.toMillis(), inFlight);
     }
     boolean drained;
+    int cut = 0;
     try {
       router.whenIdle().get(timeout.toNanos(), TimeUnit.NANOSECONDS);
       drained = true;
     } catch (TimeoutException e) {
       drained = false;
-      log.warn("narwhal draining: {} requests still in flight after {} ms; closing them",
-          router.admission().inFlight() + router.admission().queued(), timeout.toMillis());
+      cut = router.admission().inFlight() + router.admission().queued();
+      log.warn("narwhal draining: {} requests still in flight after {} ms; closing them", cut, timeout.toMillis());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       drained = false;
+      cut = router.admission().inFlight() + router.admission().queued();
     } catch (ExecutionException e) {
       throw new IllegalStateException("draining failed", e.getCause());
     }
     close();
+    // The last line a stopped router writes: an operator reading the log after a restart can tell
+    // a clean drain from one that cut requests off.
+    if (drained) {
+      log.info("narwhal stopped: drained; {} requests were in flight at shutdown and all ended", inFlight);
+    } else {
+      log.info("narwhal stopped: {} requests were in flight at shutdown; {} were still running after {} ms "
+          + "and were cancelled", inFlight, cut, timeout.toMillis());
+    }
     return drained;
   }
 

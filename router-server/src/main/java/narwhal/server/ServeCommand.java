@@ -41,11 +41,12 @@ final class ServeCommand implements Callable<Integer> {
     try {
       config = FleetFiles.read(fleet);
     } catch (FleetConfigException e) {
-      narwhal.out.println("narwhal serve: " + fleet + " is not a valid fleet file:");
-      e.errors().forEach(line -> narwhal.out.println("  " + line));
+      narwhal.err.println("narwhal serve: " + fleet + " is not a valid fleet file:");
+      e.errors().forEach(line -> narwhal.err.println("  " + line));
+      narwhal.err.flush();
       return CheckCommand.CONFIG_ERROR;
     }
-    if (!Preflight.gate(config, mode, narwhal.out, "narwhal serve")) {
+    if (!Preflight.gate(config, mode, narwhal.err, "narwhal serve")) {
       return CheckCommand.FAILED;
     }
     RouterServer server = RouterServer.start(config, listen.host, listen.port, grpcPort, listen.journal);

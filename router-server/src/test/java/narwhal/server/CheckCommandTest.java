@@ -73,8 +73,9 @@ class CheckCommandTest {
         new PrintStream(err, true, StandardCharsets.UTF_8));
   }
 
+  /** Preflight's report and fleet-file errors are diagnostics: they go to stderr. */
   private List<String> lines() {
-    return out.toString(StandardCharsets.UTF_8).lines().toList();
+    return err.toString(StandardCharsets.UTF_8).lines().toList();
   }
 
   @Test
@@ -95,15 +96,18 @@ class CheckCommandTest {
 
   @Test
   void check_unreachableEngine_failsItsLineSkipsItsPairsAndExitsOne() throws IOException {
+    String d1 = closedPortUrl();
     Path file = fleet("null", engine("p0", sim().baseUrl(), "prefill"), engine("d0", sim().baseUrl(), "decode"),
-        engine("d1", closedPortUrl(), "decode"));
+        engine("d1", d1, "decode"));
 
     assertThat(run("check", "--fleet", file.toString())).isEqualTo(1);
 
     List<String> lines = lines();
+    assertThat(out.toString(StandardCharsets.UTF_8)).as("stdout").isEmpty();
     assertThat(lines.get(0)).startsWith("ok   p0  ");
     assertThat(lines.get(1)).startsWith("ok   d0  ");
-    assertThat(lines.get(2)).startsWith("FAIL d1  unreachable: ").containsIgnoringCase("connection refused");
+    assertThat(lines.get(2)).startsWith("FAIL d1  unreachable: GET " + d1 + "/")
+        .containsIgnoringCase("connection refused");
     assertThat(lines.get(3)).startsWith("ok   p0 -> d0  kv transfer ");
     assertThat(lines.get(4)).isEqualTo("skip p0 -> d1  not probed: d1 failed its engine checks");
     assertThat(lines.get(5)).isEqualTo("preflight FAILED: 1 of 3 engines, 1 of 2 kv transfers did not pass");
@@ -183,7 +187,7 @@ class CheckCommandTest {
 
     assertThat(run("check", "--fleet", file.toString())).isEqualTo(2);
 
-    assertThat(out.toString(StandardCharsets.UTF_8)).contains("is not a valid fleet file", "$.engines[0].role",
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("is not a valid fleet file", "$.engines[0].role",
         "$.serving.max_attempts");
   }
 
@@ -211,7 +215,7 @@ class CheckCommandTest {
 
     assertThat(run("serve", "--fleet", file.toString(), "--port", "0")).isEqualTo(1);
 
-    assertThat(out.toString(StandardCharsets.UTF_8)).contains("FAIL d0  unreachable",
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("FAIL d0  unreachable",
         "narwhal serve: refusing to serve a fleet that fails preflight", "--preflight=warn");
   }
 

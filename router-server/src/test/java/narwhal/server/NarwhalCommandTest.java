@@ -121,8 +121,9 @@ class NarwhalCommandTest {
         + "\"slo\":{\"ttft_s\":1,\"tpot_s\":0.1},\"engines\":[{\"iid\":\"a\",\"url\":\"http://127.0.0.1:1\","
         + "\"role\":\"sideways\"}],\"serving\":{\"max_attempts\":0}}");
     assertThat(run("serve", "--fleet", fleet.toString())).isEqualTo(2);
-    assertThat(out()).contains(fleet + " is not a valid fleet file")
+    assertThat(err()).as("configuration errors are diagnostics: stderr").contains(fleet + " is not a valid fleet file")
         .contains("$.engines[0].role").contains("$.serving.max_attempts");
+    assertThat(out()).isEmpty();
   }
 
   @Test

@@ -41,6 +41,7 @@ final class RawGet implements ExchangeHandler {
   private Timer timer = Timer.NONE;
   private int status;
   private String body = "";
+  private String target = "";
 
   private RawGet(long timeoutNanos, String timeoutKey, Scheduler loop) {
     this.timeoutNanos = timeoutNanos;
@@ -61,12 +62,13 @@ final class RawGet implements ExchangeHandler {
   }
 
   private void start(EngineTransport transport, URI base, EngineHttpRequest request, ExchangeOptions options) {
+    target = request.method() + " " + withoutCredentials(base) + request.path();
     timer = loop.schedule(this::onTimeout, timeoutNanos, TimeUnit.NANOSECONDS);
     try {
       exchange = transport.open(base, request, options, loop, this);
     } catch (IllegalArgumentException e) {
       // e.g. an https URL the plain-HTTP transport cannot speak: a configuration problem.
-      fail("cannot send " + request.method() + " " + base + request.path() + ": " + e.getMessage());
+      fail("cannot send " + target + ": " + e.getMessage());
     }
   }
 
@@ -93,7 +95,7 @@ final class RawGet implements ExchangeHandler {
 
   @Override
   public void onFailure(TransportFailure failure) {
-    fail(describe(failure));
+    fail(describe(failure, target));
   }
 
   private void onTimeout() {
@@ -111,13 +113,17 @@ final class RawGet implements ExchangeHandler {
     result.completeExceptionally(new GetFailure(message));
   }
 
-  /** A transport failure as an operator reads it: "unreachable: connection refused: ...". */
-  static String describe(TransportFailure failure) {
+  /**
+   * A transport failure as an operator reads it; an unreachable engine names the request tried
+   * ({@code target}), so the line shows which URL to fix: "unreachable: GET http://10.0.0.7:8000/health:
+   * connection refused: ...".
+   */
+  static String describe(TransportFailure failure, String target) {
     switch (failure.kind()) {
       case CONNECT_FAILED:
-        return "unreachable: " + rootMessage(failure);
+        return "unreachable: " + target + ": " + rootMessage(failure);
       case CONNECT_TIMEOUT:
-        return "unreachable: the connection was not accepted within engine.connect_timeout_s";
+        return "unreachable: " + target + ": the connection was not accepted within engine.connect_timeout_s";
       case CONNECTION_CLOSED:
         return "the connection closed before the answer was complete";
       case BODY_TOO_LARGE:
@@ -125,6 +131,21 @@ final class RawGet implements ExchangeHandler {
       case PROTOCOL_ERROR:
       default:
         return "invalid HTTP answer: " + failure.getMessage();
+    }
+  }
+
+  /**
+   * {@code url} without user information or query: an engine URL may carry credentials
+   * ({@code http://user:secret@host}), and what is printed must not.
+   */
+  static String withoutCredentials(URI url) {
+    if (url.getRawUserInfo() == null && url.getRawQuery() == null) {
+      return url.toString();
+    }
+    try {
+      return new URI(url.getScheme(), null, url.getHost(), url.getPort(), url.getPath(), null, null).toString();
+    } catch (java.net.URISyntaxException e) {
+      return url.getScheme() + "://" + url.getHost() + (url.getPort() < 0 ? "" : ":" + url.getPort());
     }
   }
 

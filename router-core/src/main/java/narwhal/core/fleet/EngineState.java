@@ -2,6 +2,7 @@ package narwhal.core.fleet;
 
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import narwhal.config.EngineSpec;
 import org.jspecify.annotations.Nullable;
 
@@ -15,6 +16,9 @@ public final class EngineState {
   private final EngineSpec spec;
   private final AtomicInteger residentPrefill = new AtomicInteger();
   private final AtomicInteger residentDecode = new AtomicInteger();
+  // Cumulative, for the per-engine request counters: reservations are taken once per leg.
+  private final LongAdder prefillLegs = new LongAdder();
+  private final LongAdder decodeLegs = new LongAdder();
   private final AtomicLong quarantinedUntilNanos = new AtomicLong(Long.MIN_VALUE);
   private final FailureStreaks streaks = new FailureStreaks();
   private volatile EngineCondition condition = EngineCondition.ACTIVE;
@@ -97,11 +101,23 @@ public final class EngineState {
 
   /** Reserves a phase slot on this engine; the reservation must be released exactly once. */
   public Reservation reservePrefill() {
+    prefillLegs.increment();
     return new Reservation(this, residentPrefill);
   }
 
   public Reservation reserveDecode() {
+    decodeLegs.increment();
     return new Reservation(this, residentDecode);
+  }
+
+  /** Prefill legs dispatched to this engine so far (each takes one reservation). */
+  public long prefillLegsDispatched() {
+    return prefillLegs.sum();
+  }
+
+  /** Decode legs dispatched to this engine so far. */
+  public long decodeLegsDispatched() {
+    return decodeLegs.sum();
   }
 
   @Override

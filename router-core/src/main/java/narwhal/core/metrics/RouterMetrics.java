@@ -6,6 +6,7 @@ import com.codahale.metrics.Metric;
 import com.codahale.metrics.MetricRegistry;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import narwhal.config.SloConfig;
 import narwhal.core.admission.Admission;
@@ -17,6 +18,7 @@ import narwhal.core.journal.JsonlJournal;
 import narwhal.core.outcome.RequestOutcome;
 import narwhal.core.retry.RetryBudget;
 import narwhal.api.FailureClass;
+import narwhal.spi.Phase;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -48,6 +50,12 @@ public final class RouterMetrics {
   private final BucketedHistogram firstByte;
   private final BucketedHistogram tpot;
   private final BucketedHistogram overhead;
+  private final EngineSeries engines = new EngineSeries();
+
+  private static final String EVENTS_HELP =
+      "Breaker decisions: engine_held, engine_ejected, probe, readmitted, hold_skipped, wave_hold, wave_release.";
+  private static final String PROBES_HELP =
+      "Breaker probes by kind (health, liveness, inference, lifecycle) and outcome.";
 
   public RouterMetrics(MetricRegistry registry, SloConfig slo) {
     this.registry = registry;
@@ -57,12 +65,25 @@ public final class RouterMetrics {
     invalid = counter("narwhal_invalid_requests_total",
         "Requests refused for their input before admission (400, 404, 413).");
     retries = counter("narwhal_retries_total", "Fresh prefill/decode attempts after a transient failure.");
-    describe("narwhal_failed_total", MetricFamily.Type.COUNTER, "Requests that failed, by journal reason.");
+    describe("narwhal_failed_total", MetricFamily.Type.COUNTER,
+        "Requests that failed, by journal reason and the engine whose failure started it (iid none: no engine's).");
     describe("narwhal_refused_total", MetricFamily.Type.COUNTER, "Requests refused by predictive admission, by cause.");
     describe("narwhal_rejected_total", MetricFamily.Type.COUNTER,
         "Requests rejected at admission (429 in-flight limit, 503 draining), by reason.");
     describe("narwhal_expired_total", MetricFamily.Type.COUNTER,
         "Requests that ran out of time (deadline, queue timeout, KV handoff bound), by reason.");
+    // Every documented label value at zero from the start (see LabelValues for why).
+    LabelValues.REFUSED_CAUSES.forEach(c -> labelled("narwhal_refused_total", "cause", c));
+    LabelValues.REJECTED_REASONS.forEach(r -> labelled("narwhal_rejected_total", "reason", r));
+    LabelValues.EXPIRED_REASONS.forEach(r -> labelled("narwhal_expired_total", "reason", r));
+    failedSeries(LabelValues.NO_ENGINE);
+    for (String probe : LabelValues.PROBES) {
+      for (String outcome : LabelValues.PROBE_OUTCOMES) {
+        counter("narwhal_probes_total", PROBES_HELP, "probe", probe, "outcome", outcome);
+      }
+    }
+    LabelValues.FLEET_EVENTS.forEach(event -> counter("narwhal_engine_events_total", EVENTS_HELP,
+        "event", event, "iid", "fleet"));
     ttft = histogram("narwhal_ttft_seconds",
         "Arrival to the producer's prefill completion (ttft_s), per request that reached it.",
         BucketedHistogram.scaled(slo.ttftS(), SLO_FACTORS));
@@ -96,7 +117,9 @@ public final class RouterMetrics {
   public void record(RequestOutcome o) {
     switch (o.terminal()) {
       case COMPLETED -> served.inc();
-      case FAILED -> labelled("narwhal_failed_total", "reason", o.reason()).inc();
+      case FAILED -> registry.counter(SeriesName.of("narwhal_failed_total",
+          "reason", o.reason() == null ? "unknown" : o.reason(),
+          "iid", engines.configured(o.firstFailedIid()))).inc();
       case REFUSED -> labelled("narwhal_refused_total", "cause", o.reason()).inc();
       case REJECTED -> labelled("narwhal_rejected_total", "reason", o.reason()).inc();
       case EXPIRED -> labelled("narwhal_expired_total", "reason", o.reason()).inc();
@@ -118,13 +141,19 @@ public final class RouterMetrics {
    * outcome}}.
    */
   public void engineEvent(String event, String iid, @Nullable String probe, @Nullable String outcome) {
-    counter("narwhal_engine_events_total",
-        "Breaker decisions: engine_held, engine_ejected, probe, readmitted, hold_skipped, wave_hold, wave_release.",
-        "event", event, "iid", iid).inc();
+    counter("narwhal_engine_events_total", EVENTS_HELP, "event", event, "iid", iid).inc();
     if (probe != null && outcome != null) {
-      counter("narwhal_probes_total", "Breaker probes by kind (health, liveness, inference, lifecycle) and outcome.",
-          "probe", probe, "outcome", outcome).inc();
+      counter("narwhal_probes_total", PROBES_HELP, "probe", probe, "outcome", outcome).inc();
     }
+  }
+
+  /**
+   * One failed leg of a request on engine {@code iid}: {@code narwhal_engine_failures_total{iid,
+   * phase, class}}. Counted for every failed attempt, whether the request retried, poisoned or
+   * ended; an iid that is not configured is not counted.
+   */
+  public void engineFailed(String iid, Phase phase, FailureClass cls) {
+    engines.failed(iid, phase, cls);
   }
 
   /**
@@ -158,8 +187,23 @@ public final class RouterMetrics {
         budget::available);
   }
 
-  /** Per-engine resident work, breaker condition and failure streaks. */
+  /** {@link #watchFleet(Fleet, LongSupplier)} on the system's monotonic clock (the event loops'). */
   public void watchFleet(Fleet fleet) {
+    watchFleet(fleet, System::nanoTime);
+  }
+
+  /**
+   * Per-engine series: resident work, breaker condition, failure streaks, quarantine (read
+   * against {@code nanoTime}, the clock quarantine deadlines are set on), legs dispatched and
+   * failed, and the failed and breaker-event counters of each configured engine at zero.
+   */
+  public void watchFleet(Fleet fleet, LongSupplier nanoTime) {
+    engines.watch(this, fleet.engines(), nanoTime);
+    for (String iid : engines.iids()) {
+      failedSeries(iid);
+      LabelValues.ENGINE_EVENTS.forEach(event -> counter("narwhal_engine_events_total", EVENTS_HELP,
+          "event", event, "iid", iid));
+    }
     for (EngineState e : fleet.engines()) {
       gauge("narwhal_resident_requests", "Requests the router has placed on an engine, by phase.",
           e::residentPrefill, "iid", e.iid(), "phase", "prefill");
@@ -222,6 +266,20 @@ public final class RouterMetrics {
     }
     describe(familyName, MetricFamily.Type.COUNTER, help);
     return registry.counter(SeriesName.of(familyName, labelPairs));
+  }
+
+  /**
+   * A counter series whose count is read from {@code count} at scrape time (a cumulative count
+   * kept by its owner, e.g. an engine's legs dispatched).
+   */
+  void readingCounter(String familyName, String help, LongSupplier count, String... labelPairs) {
+    describe(familyName, MetricFamily.Type.COUNTER, help);
+    registry.register(SeriesName.of(familyName, labelPairs), new ReadingCounter(count));
+  }
+
+  private void failedSeries(String iid) {
+    LabelValues.FAILED_REASONS.forEach(r ->
+        registry.counter(SeriesName.of("narwhal_failed_total", "reason", r, "iid", iid)));
   }
 
   private BucketedHistogram histogram(String familyName, String help, BucketedHistogram h) {

@@ -1,18 +1,20 @@
 package narwhal.core.request;
 
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import narwhal.core.journal.Journal;
-import narwhal.core.journal.PlainDecimals;
 import narwhal.core.metrics.RouterMetrics;
 import narwhal.core.outcome.RequestOutcome;
 import narwhal.core.outcome.Terminal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.spi.LoggingEventBuilder;
 
 /**
  * Writes each request's one {@link RequestOutcome} everywhere it goes: the journal row, the
  * metrics, and one log line (completed and the client-side endings at debug, failures and
- * expiries at warn, with the request id). Thread-safe: its parts are.
+ * expiries at warn, with the row's fields as key-value pairs). Thread-safe: its parts are.
  */
 final class OutcomeRecorder {
 
@@ -40,36 +42,30 @@ final class OutcomeRecorder {
     Map<String, Object> row = outcome.journalRow(runId);
     journal.record(row);
     metrics.record(outcome);
-    if (outcome.terminal() == Terminal.FAILED || outcome.terminal() == Terminal.EXPIRED) {
-      if (log.isWarnEnabled()) {
-        log.warn("request {}: {}", logLine(row),
-            outcome.error() == null ? outcome.reason() : outcome.error().message());
-      }
-    } else if (log.isDebugEnabled()) {
-      log.debug("request {}", logLine(row));
+    boolean warn = outcome.terminal() == Terminal.FAILED || outcome.terminal() == Terminal.EXPIRED;
+    if (warn ? log.isWarnEnabled() : log.isDebugEnabled()) {
+      // The row's fields go as key-value pairs: the JSON format writes them as fields of the line,
+      // the text format as key=value after the message.
+      LoggingEventBuilder line = warn ? log.atWarn() : log.atDebug();
+      logFields(row).forEach(line::addKeyValue);
+      line.log(warn
+          ? "request " + outcome.terminal().wireName() + ": "
+              + (outcome.error() == null ? outcome.reason() : outcome.error().message())
+          : "request " + outcome.terminal().wireName());
     }
   }
 
-  /** {@code key=value} pairs of the row's set scalar fields; strings with spaces are quoted. */
-  static String logLine(Map<String, Object> row) {
-    StringBuilder sb = new StringBuilder();
+  /** The row's set scalar fields, in row order; lists, {@code kind} and {@code error} (in the message) left out. */
+  static Map<String, Object> logFields(Map<String, Object> row) {
+    Map<String, Object> fields = new LinkedHashMap<>();
     for (Map.Entry<String, Object> e : row.entrySet()) {
       Object v = e.getValue();
-      if (v == null || v instanceof java.util.Collection || e.getKey().equals("kind") || e.getKey().equals("error")) {
+      if (v == null || v instanceof Collection || v instanceof Map || e.getKey().equals("kind")
+          || e.getKey().equals("error")) {
         continue;
       }
-      if (sb.length() > 0) {
-        sb.append(' ');
-      }
-      // Numbers as the journal spells them (0.000123, never 1.23E-4), so the two read alike.
-      String text = v instanceof Double d ? String.valueOf(PlainDecimals.format(d)) : String.valueOf(v);
-      sb.append(e.getKey()).append('=');
-      if (text.isEmpty() || text.indexOf(' ') >= 0 || text.indexOf('"') >= 0) {
-        sb.append('"').append(text.replace("\"", "\\\"")).append('"');
-      } else {
-        sb.append(text);
-      }
+      fields.put(e.getKey(), v);
     }
-    return sb.toString();
+    return fields;
   }
 }

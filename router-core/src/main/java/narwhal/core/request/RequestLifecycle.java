@@ -582,6 +582,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     timeline.legEnded(loop.nanoTime());
     attemptFailures.add(attempts, f.phase().wireName(), f.engineIid(), f.reason(), f.getMessage());
     legLog.failed(attempts);
+    rt.outcomes().metrics().engineFailed(f.engineIid(), f.phase(), f.failureClass());
     if (f.phase() == Phase.PREFILL) {
       // The failed attempt's decode placement never happened.
       consumer = null;

@@ -54,7 +54,14 @@ class EngineChecksGetTest {
 
     CheckResult result = done(future);
     assertThat(result.outcome()).isEqualTo(Outcome.FAILED);
-    assertThat(result.detail()).startsWith("unreachable: ");
+    assertThat(result.detail()).startsWith("unreachable: GET " + D1.url());
+  }
+
+  @Test
+  void unreachableLines_nameTheUrlWithoutItsCredentials() {
+    assertThat(RawGet.withoutCredentials(java.net.URI.create("http://user:s3cret@10.0.0.7:8000/v1?key=k")))
+        .isEqualTo("http://10.0.0.7:8000/v1");
+    assertThat(RawGet.withoutCredentials(java.net.URI.create("http://10.0.0.7:8000"))).isEqualTo("http://10.0.0.7:8000");
   }
 
   @Test
