@@ -98,6 +98,11 @@ final class RequestValidator implements AutoCloseable {
     }
   }
 
+  /** Validations waiting for a thread. */
+  int queued() {
+    return pool.getQueue().size();
+  }
+
   /** Drops a validation the call no longer waits for; frees its queue slot if not begun. */
   void cancel(Future<?> task) {
     task.cancel(false);

@@ -74,9 +74,13 @@ class LargeRequestValidationTest {
     }
   }
 
+  /** The front-end's validator (it owns it); read only to see a cancellation arrive. */
+  private RequestValidator validator;
+
   private void start(int inlineLimit) {
+    validator = new RequestValidator(gate, inlineLimit, 1);
     frontEnd = GrpcFrontEnd.start(new GrpcFrontEndOptions("127.0.0.1", 0, 8 << 20, 1 << 20), service, boss, workers,
-        NioServerSocketChannel.class, Clock.systemUTC(), new RequestValidator(gate, inlineLimit, 1));
+        NioServerSocketChannel.class, Clock.systemUTC(), validator);
     channel = cleanup.register(NettyChannelBuilder.forAddress("127.0.0.1", frontEnd.port())
         .usePlaintext().maxInboundMessageSize(16 << 20).build());
   }
@@ -175,6 +179,8 @@ class LargeRequestValidationTest {
 
     assertThat(running.get(10, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
     assertThat(queued.get(10, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+    // The client sees its deadline before the server's cancellation runs: wait for that to arrive.
+    narwhal.testing.Poll.until("the queued call's cancellation reached the validator", () -> validator.queued() == 0);
     gate.release.countDown();
     Thread.sleep(300);
     probeNanos(); // the loop has run whatever the validation sent back

@@ -45,6 +45,14 @@ import org.slf4j.LoggerFactory;
  * until it drains. Everything runs on the channel's event loop except decoding a large body,
  * which {@link BodyDecoder} does on its own threads while the connection holds the request's
  * admission ticket (see {@link #dispatch()}).
+ *
+ * <p>Why one class of about 480 lines: it is the connection's state machine ({@code State}), and
+ * each request's ticket, body and responder change hands only at its transitions, which must free
+ * each exactly once on every path (answer, refusal, timeout, disconnect). What is not a transition
+ * lives elsewhere: the informational answers ({@link InformationalRoutes}), the pipelined backlog
+ * ({@link PipelinedBacklog}), the lingering close ({@link LingeringClose}), the upload deadline
+ * ({@link AdmittedUpload}), off-loop decoding ({@link BodyDecoder}), the responses themselves
+ * ({@link CompletionResponder}) and the connection timeouts ({@link ConnectionTimeouts}).
  */
 final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
     implements CompletionResponder.Listener {
