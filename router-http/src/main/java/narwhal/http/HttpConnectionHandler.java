@@ -46,7 +46,7 @@ import org.slf4j.LoggerFactory;
  * which {@link BodyDecoder} does on its own threads while the connection holds the request's
  * admission ticket (see {@link #dispatch()}).
  *
- * <p>Why one class of about 480 lines: it is the connection's state machine ({@code State}), and
+ * <p>Why one class of about 500 lines: it is the connection's state machine ({@code State}), and
  * each request's ticket, body and responder change hands only at its transitions, which must free
  * each exactly once on every path (answer, refusal, timeout, disconnect). What is not a transition
  * lives elsewhere: the informational answers ({@link InformationalRoutes}), the pipelined backlog
