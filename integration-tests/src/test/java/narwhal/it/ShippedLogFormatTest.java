@@ -30,6 +30,8 @@ class ShippedLogFormatTest {
       assertThat(client.post("/v1/completions", "{\"model\":\"narwhal-sim\",\"prompt\":\"x "
           + "[[sim:status=500,phase=decode]]\",\"max_tokens\":2}").statusCode()).isEqualTo(502);
 
+      // The request's line is written after its answer went out: wait for it rather than race it.
+      narwhal.testing.Poll.until("the request's log line", () -> demo.output().contains("OutcomeRecorder"));
       demo.process().destroy(); // SIGTERM
       assertThat(demo.process().waitFor(20, TimeUnit.SECONDS)).isTrue();
       Thread.sleep(200); // the reader threads may still be taking the last lines from the pipe

@@ -112,6 +112,15 @@ public final class Preflight {
    * {@code out} (the command's stderr), and says whether serving may go ahead.
    */
   static boolean gate(FleetConfig config, Mode mode, PrintStream out, String command) {
+    return gate(config, mode, out, command, failed -> { });
+  }
+
+  /**
+   * As {@link #gate(FleetConfig, Mode, PrintStream, String)}; under {@code warn}, hands {@code
+   * serveAnyway} the iids of the engines whose own checks failed, to keep out of placement.
+   */
+  static boolean gate(FleetConfig config, Mode mode, PrintStream out, String command,
+      java.util.function.Consumer<java.util.Set<String>> serveAnyway) {
     if (mode == Mode.OFF) {
       out.println(command + ": preflight skipped (--preflight=off)");
       return true;
@@ -122,7 +131,11 @@ public final class Preflight {
       return true;
     }
     if (mode == Mode.WARN) {
-      out.println(command + ": serving despite the failed preflight (--preflight=warn)");
+      java.util.Set<String> failed = report.failedEngines();
+      out.println(command + ": serving despite the failed preflight (--preflight=warn)"
+          + (failed.isEmpty() ? "" : "; held out of placement until a readmission probe passes: "
+              + String.join(", ", failed)));
+      serveAnyway.accept(failed);
       return true;
     }
     out.println(command + ": refusing to serve a fleet that fails preflight; fix the lines marked FAIL "

@@ -24,6 +24,17 @@ public record PreflightReport(List<CheckResult> engines, List<Pair> transfers) {
   }
 
   /** True when every engine and every transfer passed. */
+  /** The engines whose own checks failed (pairs aside), in report order. */
+  public java.util.Set<String> failedEngines() {
+    java.util.Set<String> out = new java.util.LinkedHashSet<>();
+    for (CheckResult r : engines) {
+      if (!r.passed()) {
+        out.add(r.subject());
+      }
+    }
+    return out;
+  }
+
   public boolean passed() {
     return engines.stream().allMatch(CheckResult::passed)
         && transfers.stream().allMatch(p -> p.result() != null && p.result().passed());

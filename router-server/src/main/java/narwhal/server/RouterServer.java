@@ -62,6 +62,11 @@ public final class RouterServer implements AutoCloseable {
   /** The span exporter's SDK, when tracing is configured; closed last so the final spans go out. */
   private final TracingSetup tracing;
   private final AtomicBoolean closed = new AtomicBoolean();
+  /** See {@link HealthMonitor#holdUntilReadmitted}: engines that failed preflight, served anyway. */
+  void holdUntilReadmitted(java.util.Collection<String> iids, String why) {
+    health.holdUntilReadmitted(iids, why);
+  }
+
   /** Set once, right after start; null when the router serves HTTP only. */
   private volatile @Nullable GrpcFrontEnd grpc;
 

@@ -46,10 +46,16 @@ final class ServeCommand implements Callable<Integer> {
       narwhal.err.flush();
       return CheckCommand.CONFIG_ERROR;
     }
-    if (!Preflight.gate(config, mode, narwhal.err, "narwhal serve")) {
+    java.util.Set<String> failedPreflight = new java.util.LinkedHashSet<>();
+    if (!Preflight.gate(config, mode, narwhal.err, "narwhal serve", failedPreflight::addAll)) {
       return CheckCommand.FAILED;
     }
     RouterServer server = RouterServer.start(config, listen.host, listen.port, grpcPort, listen.journal);
+    if (!failedPreflight.isEmpty()) {
+      // --preflight=warn serves the fleet, not the engines known to fail: the breaker's
+      // readmission probes let each in once it answers correctly.
+      server.holdUntilReadmitted(failedPreflight, "failed preflight (--preflight=warn)");
+    }
     // logrotate moves the journal, then sends SIGHUP: rows go on in a fresh file at the same path.
     HangupSignal.onHangup(server::reopenJournal);
     narwhal.out.println("narwhal: serving http://" + listen.host + ":" + server.port());

@@ -1,5 +1,6 @@
 package narwhal.core.health;
 
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -131,6 +132,22 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
         onLegFailed(failure, producerIid);
       } finally {
         failuresInFlight.decrementAndGet();
+      }
+    });
+  }
+
+  /**
+   * Engines that failed preflight when the router serves anyway ({@code --preflight=warn}): they
+   * are held out of placement, and come in only when a readmission probe passes (as an engine the
+   * breaker held for a wrong answer does), so no request is sent to an engine known to fail first.
+   */
+  public void holdUntilReadmitted(Collection<String> iids, String why) {
+    loop.runInLoop(() -> {
+      for (String iid : iids) {
+        TrackedEngine t = tracked.get(iid);
+        if (t != null && t.engine.inPlacement()) {
+          takeOut(t, EngineCondition.HELD, OutCause.PREFLIGHT, null, why);
+        }
       }
     });
   }

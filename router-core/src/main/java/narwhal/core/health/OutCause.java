@@ -20,7 +20,9 @@ enum OutCause {
   /** 5xx answers other than back-pressure. */
   INFERENCE_STATUS(true),
   /** Unreadable or invalid KV handoffs. */
-  KV_HANDOFF(true);
+  KV_HANDOFF(true),
+  /** Failed preflight and served anyway ({@code --preflight=warn}): nothing it answered is trusted yet. */
+  PREFLIGHT(true);
 
   private final boolean needsInferenceProbe;
 
