@@ -1,7 +1,7 @@
 package narwhal.grpc;
 
-import static narwhal.grpc.ScriptedCompletionService.finish;
-import static narwhal.grpc.ScriptedCompletionService.role;
+import static narwhal.testing.ScriptedCompletionService.finish;
+import static narwhal.testing.ScriptedCompletionService.role;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.grpc.Status;

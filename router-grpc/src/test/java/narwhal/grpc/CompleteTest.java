@@ -1,8 +1,8 @@
 package narwhal.grpc;
 
-import static narwhal.grpc.ScriptedCompletionService.finish;
-import static narwhal.grpc.ScriptedCompletionService.role;
-import static narwhal.grpc.ScriptedCompletionService.token;
+import static narwhal.testing.ScriptedCompletionService.finish;
+import static narwhal.testing.ScriptedCompletionService.role;
+import static narwhal.testing.ScriptedCompletionService.token;
 import static narwhal.grpc.StreamCompletionTest.completion;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -15,6 +15,7 @@ import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.ListModelsRequest;
 import narwhal.proto.v1.ListModelsResponse;
 import narwhal.proto.v1.Route;
+import narwhal.testing.ScriptedCompletionService;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -101,7 +102,7 @@ class CompleteTest {
     assertThat(r.status.getDescription()).isEqualTo(
         "Upstream response could not be assembled: response exceeds the limit of 8 bytes (serving.max_response_bytes)");
     assertThat(router.service.onlyCall().handle.aborts).containsExactly("response_limit: " + r.status.getDescription());
-    assertThat(router.service.onlyCall().handle.cancels).isZero();
+    assertThat(router.service.onlyCall().handle.cancels.get()).isZero();
   }
 
   @Test

@@ -1,6 +1,6 @@
 package narwhal.grpc;
 
-import static narwhal.grpc.ScriptedCompletionService.token;
+import static narwhal.testing.ScriptedCompletionService.token;
 import static narwhal.grpc.StreamCompletionTest.completion;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import narwhal.api.RouterError;
 import narwhal.proto.v1.Completion;
 import narwhal.proto.v1.StreamEvent;
+import narwhal.testing.ScriptedCompletionService;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -56,7 +57,7 @@ class DeadlineAndCancellationTest {
 
     assertThat(r.status.getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
     assertThat(r.status.getDescription()).contains("the client's deadline");
-    assertThat(router.service.onlyCall().handle.cancels).isZero();
+    assertThat(router.service.onlyCall().handle.cancels.get()).isZero();
   }
 
   @Test
@@ -71,12 +72,12 @@ class DeadlineAndCancellationTest {
 
     router.clock.advanceMillis(1_999);
     assertThat(r.status).isNull();
-    assertThat(router.service.onlyCall().handle.cancels).isZero();
+    assertThat(router.service.onlyCall().handle.cancels.get()).isZero();
 
     router.clock.advanceMillis(1);
     assertThat(r.status.getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
     assertThat(r.messages).hasSize(1);
-    assertThat(router.service.onlyCall().handle.cancels).isEqualTo(1);
+    assertThat(router.service.onlyCall().handle.cancels.get()).isEqualTo(1);
   }
 
   @Test
@@ -95,7 +96,7 @@ class DeadlineAndCancellationTest {
     call.sink.onEvent(token("late"));
     call.sink.onError(RouterError.of(502, "decode", "decode", "late"));
 
-    assertThat(call.handle.cancels).isEqualTo(1);
+    assertThat(call.handle.cancels.get()).isEqualTo(1);
     assertThat(r.status.getCode()).isEqualTo(Status.Code.CANCELLED);
     assertThat(r.messages).hasSize(1);
     assertThat(router.openCalls.size()).isZero();
@@ -110,7 +111,7 @@ class DeadlineAndCancellationTest {
     r.cancel();
     router.clock.runPending();
 
-    assertThat(router.service.onlyCall().handle.cancels).isEqualTo(1);
+    assertThat(router.service.onlyCall().handle.cancels.get()).isEqualTo(1);
     assertThat(router.openCalls.size()).isZero();
   }
 
@@ -124,7 +125,7 @@ class DeadlineAndCancellationTest {
 
     assertThat(r.status.getCode()).isEqualTo(Status.Code.UNAVAILABLE);
     assertThat(r.status.getDescription()).isEqualTo("the router is shutting down: retry the request");
-    assertThat(router.service.onlyCall().handle.cancels).isEqualTo(1);
+    assertThat(router.service.onlyCall().handle.cancels.get()).isEqualTo(1);
     assertThat(router.openCalls.size()).isZero();
   }
 }

@@ -1,6 +1,6 @@
 package narwhal.grpc;
 
-import static narwhal.grpc.ScriptedCompletionService.token;
+import static narwhal.testing.ScriptedCompletionService.token;
 import static narwhal.grpc.StreamCompletionTest.completion;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import narwhal.grpc.v1.RouterGrpc;
 import narwhal.proto.v1.StreamEvent;
+import narwhal.testing.ScriptedCompletionService;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

@@ -1,10 +1,11 @@
 package narwhal.grpc;
 
-import static narwhal.grpc.ScriptedCompletionService.token;
+import static narwhal.testing.ScriptedCompletionService.token;
 import static narwhal.grpc.StreamCompletionTest.completion;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import narwhal.proto.v1.StreamEvent;
+import narwhal.testing.ScriptedCompletionService;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -29,11 +30,11 @@ class GrpcFlowControlTest {
     router.clock.advanceMillis(2);
     ScriptedCompletionService.Call call = router.service.onlyCall();
     assertThat(call.writableAfterEvents).containsExactly(false);
-    assertThat(call.handle.writableCalls).isZero();
+    assertThat(call.handle.writableCalls.get()).isZero();
 
     r.request(5);
     router.clock.runPending();
-    assertThat(call.handle.writableCalls).isEqualTo(1);
+    assertThat(call.handle.writableCalls.get()).isEqualTo(1);
 
     router.clock.advanceMillis(1);
     assertThat(call.writableAfterEvents).containsExactly(false, true);

@@ -1,6 +1,6 @@
 package narwhal.grpc;
 
-import static narwhal.grpc.ScriptedCompletionService.token;
+import static narwhal.testing.ScriptedCompletionService.token;
 import static narwhal.grpc.StreamCompletionTest.completion;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -27,6 +27,7 @@ import narwhal.netty.EventLoopScheduler;
 import narwhal.proto.v1.Completion;
 import narwhal.grpc.v1.RouterGrpc;
 import narwhal.proto.v1.StreamEvent;
+import narwhal.testing.ScriptedCompletionService;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -143,9 +144,9 @@ class GrpcFrontEndTest {
     frontEnd.close();
 
     assertThat(outcome.get(10, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.UNAVAILABLE);
-    while (service.onlyCall().handle.cancels == 0 && System.nanoTime() < deadline) {
+    while (service.onlyCall().handle.cancels.get() == 0 && System.nanoTime() < deadline) {
       Thread.sleep(5);
     }
-    assertThat(service.onlyCall().handle.cancels).isEqualTo(1);
+    assertThat(service.onlyCall().handle.cancels.get()).isEqualTo(1);
   }
 }

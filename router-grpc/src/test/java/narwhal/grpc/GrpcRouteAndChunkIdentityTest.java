@@ -13,6 +13,7 @@ import narwhal.proto.v1.MetadataChunk;
 import narwhal.proto.v1.Route;
 import narwhal.proto.v1.StreamEvent;
 import narwhal.proto.v1.TokenDelta;
+import narwhal.testing.ScriptedCompletionService;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

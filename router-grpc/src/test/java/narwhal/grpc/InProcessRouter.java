@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import narwhal.grpc.v1.RouterGrpc;
+import narwhal.testing.ScriptedCompletionService;
 import org.jspecify.annotations.Nullable;
 
 /**

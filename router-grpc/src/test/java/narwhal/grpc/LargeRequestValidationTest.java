@@ -26,6 +26,7 @@ import narwhal.proto.v1.ListModelsRequest;
 import narwhal.proto.v1.Route;
 import narwhal.proto.v1.StreamEvent;
 import narwhal.testing.Poll;
+import narwhal.testing.ScriptedCompletionService;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

@@ -1,8 +1,8 @@
 package narwhal.grpc;
 
-import static narwhal.grpc.ScriptedCompletionService.finish;
-import static narwhal.grpc.ScriptedCompletionService.role;
-import static narwhal.grpc.ScriptedCompletionService.token;
+import static narwhal.testing.ScriptedCompletionService.finish;
+import static narwhal.testing.ScriptedCompletionService.role;
+import static narwhal.testing.ScriptedCompletionService.token;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.grpc.Status;
@@ -11,6 +11,7 @@ import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.Prompt;
 import narwhal.proto.v1.Route;
 import narwhal.proto.v1.StreamEvent;
+import narwhal.testing.ScriptedCompletionService;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

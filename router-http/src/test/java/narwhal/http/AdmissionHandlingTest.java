@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.concurrent.TimeUnit;
 import narwhal.api.RouterError;
-import narwhal.http.ScriptedCompletionService.Ticket;
+import narwhal.testing.ScriptedCompletionService.Ticket;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import narwhal.api.RouterError;
 import narwhal.http.Events.Route;
-import narwhal.http.ScriptedCompletionService.Call;
 import narwhal.proto.v1.StreamEvent;
+import narwhal.testing.ScriptedCompletionService.Call;
 import org.junit.jupiter.api.Test;
 
 /** {@code "stream": false}: responses assembled from the relayed events. */

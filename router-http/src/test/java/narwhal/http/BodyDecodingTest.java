@@ -15,7 +15,8 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import narwhal.openai.OpenAiRequestCodec;
-import narwhal.http.ScriptedCompletionService.Ticket;
+import narwhal.testing.ScriptedCompletionService;
+import narwhal.testing.ScriptedCompletionService.Ticket;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -16,6 +16,7 @@ import java.time.ZoneOffset;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import narwhal.openai.Json;
+import narwhal.testing.ScriptedCompletionService;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -53,6 +54,8 @@ abstract class FrontEndTestSupport {
   @BeforeEach
   void startFrontEnd() {
     service = new ScriptedCompletionService();
+    // Scripted steps still reach a cancelled or aborted request, so late events test the front-end.
+    service.runStepsAfterCancel(true);
     frontEnd =
         HttpFrontEnd.start(
             options(),

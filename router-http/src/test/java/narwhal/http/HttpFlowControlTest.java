@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import narwhal.api.RouterError;
-import narwhal.http.ScriptedCompletionService.Call;
+import narwhal.testing.ScriptedCompletionService.Call;
 import org.junit.jupiter.api.Test;
 
 /** Client disconnects cancel; a client that stops reading holds the stream back. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import narwhal.testing.ScriptedCompletionService;
 import org.junit.jupiter.api.Test;
 
 /** HEAD on the informational routes and {@code GET /v1/models/{id}}, over a real socket. */

@@ -7,7 +7,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import narwhal.http.ScriptedCompletionService.Call;
+import narwhal.testing.ScriptedCompletionService.Call;
 import org.junit.jupiter.api.Test;
 
 /** Routing, body limits, validation, identity headers and connection reuse. */
