@@ -80,9 +80,18 @@ public final class EngineState {
     return unreachable;
   }
 
-  /** Set by the health monitor only, on a connection-class failure (null: it answered since). */
-  public void setUnreachable(@Nullable String why) {
-    this.unreachable = why;
+  /**
+   * Set by the health monitor only: the engine answered (what {@code evidence} proves), so the
+   * streaks that evidence ends restart and it is reachable again.
+   */
+  public void answered(FailureStreaks.Evidence evidence) {
+    streaks.recordSuccess(evidence);
+    unreachable = null;
+  }
+
+  /** Set by the health monitor only: a connection-class failure or a missed liveness check. */
+  public void markUnreachable(String why) {
+    unreachable = why;
   }
 
   /** True when the breaker lets placement use this engine. */

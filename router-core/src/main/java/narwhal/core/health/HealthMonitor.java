@@ -62,12 +62,7 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
   private final BreakerJournal journal;
   private final RestartWave wave;
   private final ProbePairs pairs;
-  private final int ejectAfter;
-  private final int readmitEvery;
-  private final int livenessEvery;
-  private final int livenessMisses;
-  private final long intervalNanos;
-  private final boolean contractPinned;
+  private final BreakerSettings settings;
   private final Map<String, TrackedEngine> tracked = new LinkedHashMap<>();
   /** Failure reports made but not yet applied on the breaker's loop (successes wait behind them). */
   private final AtomicInteger failuresInFlight = new AtomicInteger();
@@ -85,12 +80,7 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
     this.wave = new RestartWave(
         config.recovery().engineRestartPolicy() == EngineRestartPolicy.WHOLE_WAVE, journal);
     this.pairs = new ProbePairs(fleet);
-    this.ejectAfter = Math.max(1, config.recovery().ejectAfter());
-    this.readmitEvery = Math.max(1, config.recovery().readmitEvery());
-    this.livenessEvery = config.recovery().livenessEvery();
-    this.livenessMisses = Math.max(1, config.recovery().livenessMisses());
-    this.intervalNanos = Math.max(1L, (long) (config.controller().monitorIntervalS() * 1e9));
-    this.contractPinned = config.engineContract() != null;
+    this.settings = BreakerSettings.of(config);
     for (EngineState e : fleet.engines()) {
       tracked.put(e.iid(), new TrackedEngine(e));
     }
@@ -168,10 +158,7 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
     if (e != null) {
       // Through the loop like failures, so reports apply in the order they were made: a success
       // must not clear a streak before an earlier failure has been counted.
-      loop.runInLoop(() -> {
-        e.streaks().recordSuccess(evidence);
-        e.setUnreachable(null); // every kind of evidence is an answer from the engine
-      });
+      loop.runInLoop(() -> e.answered(evidence));
     }
   }
 
@@ -183,21 +170,20 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
     FailureClass cls = failure.failureClass();
     FailurePolicy.BreakerRemedy remedy = failure.rule().remedy();
     if (remedy == FailurePolicy.BreakerRemedy.COUNTS_AS_ALIVE) {
-      t.engine.streaks().recordSuccess(Evidence.REJECTED_REQUEST);
-      t.engine.setUnreachable(null);
+      t.engine.answered(Evidence.REJECTED_REQUEST);
       return;
     }
     if (cls == FailureClass.CONNECTION) {
       // Whatever the breaker decides below (last-engine protection may keep it), readiness must
       // see that this engine cannot be reached.
-      t.engine.setUnreachable(failure.getMessage());
+      t.engine.markUnreachable(failure.getMessage());
     }
     if (!t.engine.inPlacement()) {
       // Requests already in flight when it left; the decision is made.
       return;
     }
     int streak = t.engine.streaks().recordFailure(cls);
-    if (streak < ejectAfter) {
+    if (streak < settings.ejectAfter()) {
       return; // also every class the policy does not count: its streak stays 0
     }
     String why = cls.wireName() + " streak of " + streak + ": " + failure.getMessage();
@@ -233,8 +219,7 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
       journal.probe(t, "health", result.outcome(), result.detail(), null);
       if (result.passed()) {
         // A live engine that is merely slow or busy stays in placement.
-        t.engine.streaks().recordSuccess(Evidence.HEALTH_OK);
-        t.engine.setUnreachable(null);
+        t.engine.answered(Evidence.HEALTH_OK);
       } else if (t.engine.inPlacement()) {
         String failed = why + "; health check failed: " + result.detail();
         if (fleet.othersCover(t.engine)) {
@@ -285,7 +270,7 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
     t.cause = null;
     t.producerIid = null;
     t.livenessMisses = 0;
-    t.engine.setUnreachable(null);
+    t.engine.answered(Evidence.HEALTH_OK);
     journal.readmitted(t, cause, how);
     wave.readmitted(fleet);
   }
@@ -294,7 +279,7 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
 
   private void scheduleTick() {
     if (!closed) {
-      tickTimer = loop.schedule(this::onTick, intervalNanos, TimeUnit.NANOSECONDS);
+      tickTimer = loop.schedule(this::onTick, settings.intervalNanos(), TimeUnit.NANOSECONDS);
     }
   }
 
@@ -304,11 +289,11 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
     }
     tick++;
     for (TrackedEngine t : tracked.values()) {
-      if (!t.engine.inPlacement() && t.probe == null && (tick - t.outSinceTick) % readmitEvery == 0) {
+      if (!t.engine.inPlacement() && t.probe == null && (tick - t.outSinceTick) % settings.readmitEvery() == 0) {
         tryReadmission(t);
       }
     }
-    if (livenessEvery > 0 && tick % livenessEvery == 0) {
+    if (settings.livenessEvery() > 0 && tick % settings.livenessEvery() == 0) {
       for (TrackedEngine t : tracked.values()) {
         if (t.engine.inPlacement() && t.probe == null) {
           checkLiveness(t);
@@ -325,14 +310,13 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
       }
       if (result.passed()) {
         t.livenessMisses = 0;
-        t.engine.streaks().recordSuccess(Evidence.HEALTH_OK);
-        t.engine.setUnreachable(null);
+        t.engine.answered(Evidence.HEALTH_OK);
         return;
       }
       t.livenessMisses++;
-      t.engine.setUnreachable("liveness check failed: " + result.detail());
+      t.engine.markUnreachable("liveness check failed: " + result.detail());
       journal.probe(t, "liveness", "failed", result.detail(), null);
-      if (t.livenessMisses >= livenessMisses) {
+      if (t.livenessMisses >= settings.livenessMisses()) {
         takeOut(t, EngineCondition.EJECTED, OutCause.LIVENESS, null,
             t.livenessMisses + " liveness checks missed in a row: " + result.detail());
       }
@@ -340,7 +324,7 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
   }
 
   private void tryReadmission(TrackedEngine t) {
-    if (contractPinned) {
+    if (settings.contractPinned()) {
       runProbe(t, "lifecycle", prober.lifecycle(t.engine.spec(), pairs.livePeers(t.engine), loop), result -> {
         Outcome verdict = result.outcomeFor(t.iid());
         journal.probe(t, "lifecycle", verdict, result.detail(), null);
@@ -360,7 +344,6 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
       runProbe(t, "health", prober.health(t.engine.spec(), loop), result -> {
         journal.probe(t, "health", result.outcome(), result.detail(), null);
         if (result.passed()) {
-          t.engine.streaks().recordSuccess(Evidence.HEALTH_OK);
           readmit(t, "health check passed: " + result.detail());
         }
       });
