@@ -32,6 +32,7 @@ final class ChildProcess implements AutoCloseable {
   private final List<String> stdout = new ArrayList<>(); // guarded by this
   private final Deque<String> tail = new ArrayDeque<>(); // guarded by this
   private boolean stdoutOpen = true; // guarded by this
+  private final List<Thread> readers = new ArrayList<>();
 
   private ChildProcess(String name, Process process) {
     this.name = name;
@@ -99,6 +100,23 @@ final class ChildProcess implements AutoCloseable {
     return String.join("\n", tail);
   }
 
+  /**
+   * Waits up to {@code limit} for the child to exit and for everything it wrote to be read, and
+   * returns its exit status; fails, with its output, if it is still running.
+   */
+  int awaitExit(java.time.Duration limit) throws InterruptedException {
+    long deadline = System.nanoTime() + limit.toNanos();
+    boolean exited = process.waitFor(limit.toNanos(), TimeUnit.NANOSECONDS);
+    if (!exited) {
+      throw new AssertionError(name + " still running after " + limit + "; its output:\n" + output());
+    }
+    for (Thread reader : readers) {
+      // The pipes close with the process: the readers end once they have taken the last lines.
+      reader.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+    }
+    return process.exitValue();
+  }
+
   /** Kills the child (SIGKILL) if it still runs and waits for it to go. */
   @Override
   public void close() throws InterruptedException {
@@ -134,6 +152,7 @@ final class ChildProcess implements AutoCloseable {
       }
     }, name + "-std" + stream);
     reader.setDaemon(true);
+    readers.add(reader);
     reader.start();
   }
 }

@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
@@ -33,8 +32,7 @@ class ShippedLogFormatTest {
       // The request's line is written after its answer went out: wait for it rather than race it.
       narwhal.testing.Poll.until("the request's log line", () -> demo.output().contains("OutcomeRecorder"));
       demo.process().destroy(); // SIGTERM
-      assertThat(demo.process().waitFor(20, TimeUnit.SECONDS)).isTrue();
-      Thread.sleep(200); // the reader threads may still be taking the last lines from the pipe
+      demo.awaitExit(Duration.ofSeconds(20));
 
       List<String> stderr = demo.output().lines().filter(l -> l.startsWith("[demo err] "))
           .map(l -> l.substring("[demo err] ".length())).toList();
