@@ -12,6 +12,7 @@ final class ListenFlags {
 
   /** The default of {@code --grpc-port}: gRPC's customary port. */
   static final int DEFAULT_GRPC_PORT = 50051;
+  private static final String GRPC_PORT_RANGE = "--grpc-port must be a port from 0 to 65535 (0 disables gRPC), got ";
 
   @Option(names = "--host", paramLabel = "HOST", description = "address to listen on (default ${DEFAULT-VALUE})")
   String host = "127.0.0.1";
@@ -28,7 +29,10 @@ final class ListenFlags {
 
   /** The port to serve gRPC on, or null when {@code --grpc-port} is 0, which disables gRPC. */
   @Nullable Integer grpcPort() {
-    validate();
+    // The range only: validate() (the journal's directory too) has run before this is asked.
+    if (grpcPort < 0 || grpcPort > 65535) {
+      throw new IllegalArgumentException(GRPC_PORT_RANGE + grpcPort);
+    }
     return grpcPort == 0 ? null : grpcPort;
   }
 
@@ -51,7 +55,7 @@ final class ListenFlags {
       problems.add("--port must be a port from 0 to 65535 (0 picks a free one), got " + port);
     }
     if (grpcPort < 0 || grpcPort > 65535) {
-      problems.add("--grpc-port must be a port from 0 to 65535 (0 disables gRPC), got " + grpcPort);
+      problems.add(GRPC_PORT_RANGE + grpcPort);
     }
     if (journal != null) {
       Path absolute = journal.toAbsolutePath();
