@@ -55,9 +55,9 @@ public class PlacementBenchmark {
       int work = random.nextInt(32);
       for (int w = 0; w < work; w++) {
         if (e.spec().canPrefill()) {
-          e.reservePrefill();
+          e.reservePrefill(0);
         } else {
-          e.reserveDecode();
+          e.reserveDecode(0);
         }
       }
     }

@@ -3,6 +3,7 @@ package narwhal.core.fleet;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import narwhal.config.EngineRole;
 import narwhal.config.EngineSpec;
 import org.jspecify.annotations.Nullable;
 
@@ -16,12 +17,21 @@ public final class EngineState {
   private final EngineSpec spec;
   private final AtomicInteger residentPrefill = new AtomicInteger();
   private final AtomicInteger residentDecode = new AtomicInteger();
+  // Prompt tokens of the prefills resident here (the backlog admission prices), and KV tokens of
+  // the decodes resident here (what the decode interval grows with).
+  private final AtomicLong residentPrefillTokens = new AtomicLong();
+  private final AtomicLong residentDecodeTokens = new AtomicLong();
   // Cumulative, for the per-engine request counters: reservations are taken once per leg.
   private final LongAdder prefillLegs = new LongAdder();
   private final LongAdder decodeLegs = new LongAdder();
   private final AtomicLong quarantinedUntilNanos = new AtomicLong(Long.MIN_VALUE);
   private final FailureStreaks streaks = new FailureStreaks();
   private volatile EngineCondition condition = EngineCondition.ACTIVE;
+  /**
+   * The role placement gives this engine now: the fleet file's role at start, then whatever the
+   * role controller moves it to. Every engine runs kv_both, so this is the router's choice alone.
+   */
+  private volatile EngineRole role;
   private volatile @Nullable String conditionCause;
   /**
    * Why the last attempt to reach this engine failed before it could answer (connection refused,
@@ -33,6 +43,7 @@ public final class EngineState {
 
   EngineState(EngineSpec spec) {
     this.spec = spec;
+    this.role = spec.role();
   }
 
   public EngineSpec spec() {
@@ -43,12 +54,32 @@ public final class EngineState {
     return spec.iid();
   }
 
+  /** The role new placements follow; resident work finishes where it is whatever this says. */
+  public EngineRole role() {
+    return role;
+  }
+
+  /** Set by the role controller only: it owns every role move. */
+  public void assignRole(EngineRole newRole) {
+    this.role = java.util.Objects.requireNonNull(newRole, "role");
+  }
+
   public int residentPrefill() {
     return residentPrefill.get();
   }
 
   public int residentDecode() {
     return residentDecode.get();
+  }
+
+  /** Prompt tokens of the prefill legs resident on this engine. */
+  public long residentPrefillTokens() {
+    return residentPrefillTokens.get();
+  }
+
+  /** KV tokens (prompt plus wanted output) of the decode legs resident on this engine. */
+  public long residentDecodeTokens() {
+    return residentDecodeTokens.get();
   }
 
   /** All work the router has placed on this engine and not yet released. */
@@ -108,15 +139,19 @@ public final class EngineState {
     quarantinedUntilNanos.accumulateAndGet(untilNanos, Math::max);
   }
 
-  /** Reserves a phase slot on this engine; the reservation must be released exactly once. */
-  public Reservation reservePrefill() {
+  /**
+   * Reserves a prefill slot weighing {@code promptTokens} on this engine; the reservation must be
+   * released exactly once.
+   */
+  public Reservation reservePrefill(long promptTokens) {
     prefillLegs.increment();
-    return new Reservation(this, residentPrefill);
+    return new Reservation(this, residentPrefill, residentPrefillTokens, promptTokens);
   }
 
-  public Reservation reserveDecode() {
+  /** Reserves a decode slot weighing {@code kvTokens} (prompt plus wanted output). */
+  public Reservation reserveDecode(long kvTokens) {
     decodeLegs.increment();
-    return new Reservation(this, residentDecode);
+    return new Reservation(this, residentDecode, residentDecodeTokens, kvTokens);
   }
 
   /** Prefill legs dispatched to this engine so far (each takes one reservation). */
@@ -131,6 +166,6 @@ public final class EngineState {
 
   @Override
   public String toString() {
-    return spec.iid() + "{" + spec.role() + ", " + condition.wireName() + ", prefill=" + residentPrefill + ", decode=" + residentDecode + "}";
+    return spec.iid() + "{" + role + ", " + condition.wireName() + ", prefill=" + residentPrefill + ", decode=" + residentDecode + "}";
   }
 }

@@ -46,7 +46,7 @@ public final class Fleet {
    * no engine in placement can prefill.
    */
   public @Nullable EngineState pickPrefill(Set<String> avoid, long nowNanos) {
-    Predicate<EngineState> capable = e -> e.spec().role().canPrefill() && e.inPlacement();
+    Predicate<EngineState> capable = e -> e.role().canPrefill() && e.inPlacement();
     return pick(nowNanos, capable.and(e -> !avoid.contains(e.iid())), capable);
   }
 
@@ -58,7 +58,7 @@ public final class Fleet {
     EngineState producer = engines.get(producerIid);
     // A handoff only works between engines that speak the same dialect: not a preference.
     String dialect = producer == null ? null : producer.spec().dialect();
-    Predicate<EngineState> capable = e -> e.spec().role().canDecode() && e.inPlacement()
+    Predicate<EngineState> capable = e -> e.role().canDecode() && e.inPlacement()
         && (dialect == null || dialect.equals(e.spec().dialect()));
     Predicate<EngineState> notAvoided = e -> !avoid.contains(e.iid());
     Predicate<EngineState> notProducer = e -> !e.iid().equals(producerIid);
@@ -80,7 +80,7 @@ public final class Fleet {
     int n = 0;
     for (EngineState e : engines.values()) {
       if (e.inPlacement() && e.unreachable() == null
-          && (prefill ? e.spec().role().canPrefill() : e.spec().role().canDecode())) {
+          && (prefill ? e.role().canPrefill() : e.role().canDecode())) {
         n++;
       }
     }
@@ -90,7 +90,7 @@ public final class Fleet {
   public int schedulable(boolean prefill) {
     int n = 0;
     for (EngineState e : engines.values()) {
-      if (e.inPlacement() && (prefill ? e.spec().role().canPrefill() : e.spec().role().canDecode())) {
+      if (e.inPlacement() && (prefill ? e.role().canPrefill() : e.role().canDecode())) {
         n++;
       }
     }
@@ -102,12 +102,12 @@ public final class Fleet {
    * placement: the breaker may take {@code engine} out without leaving a role empty.
    */
   public boolean othersCover(EngineState engine) {
-    boolean prefillCovered = !engine.spec().role().canPrefill();
-    boolean decodeCovered = !engine.spec().role().canDecode();
+    boolean prefillCovered = !engine.role().canPrefill();
+    boolean decodeCovered = !engine.role().canDecode();
     for (EngineState e : engines.values()) {
       if (e != engine && e.inPlacement()) {
-        prefillCovered |= e.spec().role().canPrefill();
-        decodeCovered |= e.spec().role().canDecode();
+        prefillCovered |= e.role().canPrefill();
+        decodeCovered |= e.role().canDecode();
       }
     }
     return prefillCovered && decodeCovered;

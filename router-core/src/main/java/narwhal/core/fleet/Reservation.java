@@ -2,6 +2,7 @@ package narwhal.core.fleet;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One phase slot held on one engine by one request. The request that took it owns it and
@@ -12,21 +13,32 @@ public final class Reservation {
 
   private final EngineState engine;
   private final AtomicInteger counter;
+  private final AtomicLong tokenCounter;
+  private final long tokens;
   private final AtomicBoolean released = new AtomicBoolean();
 
-  Reservation(EngineState engine, AtomicInteger counter) {
+  Reservation(EngineState engine, AtomicInteger counter, AtomicLong tokenCounter, long tokens) {
     this.engine = engine;
     this.counter = counter;
+    this.tokenCounter = tokenCounter;
+    this.tokens = Math.max(0, tokens);
     counter.incrementAndGet();
+    tokenCounter.addAndGet(this.tokens);
   }
 
   public EngineState engine() {
     return engine;
   }
 
+  /** The tokens this reservation weighs on its engine's resident total. */
+  public long tokens() {
+    return tokens;
+  }
+
   public void release() {
     if (released.compareAndSet(false, true)) {
       counter.decrementAndGet();
+      tokenCounter.addAndGet(-tokens);
     }
   }
 

@@ -37,9 +37,9 @@ final class ProbePairs {
     }
     EngineState producer;
     EngineState consumer;
-    if (target.spec().role().canPrefill()) {
+    if (target.role().canPrefill()) {
       producer = target;
-      consumer = target.spec().role().canDecode() ? target : partner(target, false);
+      consumer = target.role().canDecode() ? target : partner(target, false);
     } else {
       producer = partner(target, true);
       consumer = target;
@@ -58,7 +58,7 @@ final class ProbePairs {
   private @Nullable EngineState partner(EngineState target, boolean prefill) {
     return fleet.engines().stream()
         .filter(e -> e != target && e.inPlacement())
-        .filter(e -> prefill ? e.spec().role().canPrefill() : e.spec().role().canDecode())
+        .filter(e -> prefill ? e.role().canPrefill() : e.role().canDecode())
         .min(Comparator.comparingInt(EngineState::residentWork).thenComparing(EngineState::iid))
         .orElse(null);
   }

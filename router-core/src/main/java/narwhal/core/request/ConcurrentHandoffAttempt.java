@@ -60,9 +60,9 @@ final class ConcurrentHandoffAttempt {
   void dispatch(EngineClient engines, RequestSettings settings, CompletionRequest request,
       CompletionRequest decodeRequest, DecodeListener decodeListener, LegTrace prefillTrace, LegTrace decodeTrace,
       BooleanSupplier decoding,
-      BooleanSupplier current, Producer onProducer) {
-    legs.prefillReservation = producer.reservePrefill();
-    legs.decodeReservation = consumer.reserveDecode();
+      BooleanSupplier current, Producer onProducer, long promptTokens, long kvTokens) {
+    legs.prefillReservation = producer.reservePrefill(promptTokens);
+    legs.decodeReservation = consumer.reserveDecode(kvTokens);
     timeline.legsDispatchedTogether(loop.nanoTime());
     EngineClient.ConcurrentLegs pair = engines.concurrent(producer.spec(), consumer.spec(), request,
         decodeRequest, settings.prefillLimits(), settings.decodeLimits(), loop, decodeListener, prefillTrace,

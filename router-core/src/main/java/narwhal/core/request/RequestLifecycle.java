@@ -9,6 +9,7 @@ import narwhal.api.RequestHandle;
 import narwhal.api.ResponseStart;
 import narwhal.api.RouterError;
 import narwhal.core.fleet.EngineState;
+import narwhal.core.profile.PromptSize;
 import narwhal.core.outcome.RequestOutcome;
 import narwhal.core.outcome.Terminal;
 import narwhal.core.trace.RequestTrace;
@@ -62,6 +63,8 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   private final long deadlineNanos;
   /** What bounds the request, for the 504 message: "600 s (serving.request_timeout_s)". */
   private final String deadlineLimit;
+  /** The prompt's size in tokens as the router estimates it; what its reservations weigh. */
+  private final long promptTokens;
 
   private RequestState state = RequestState.ADMITTED;
   private Timer deadlineTimer = Timer.NONE;
@@ -124,8 +127,16 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     this.deadlineLimit = clientFirst
         ? Durations.describe(Math.max(0, deadlineNanos - arrivalNanos)) + " (the client's deadline)"
         : Durations.describe(rt.settings().requestTimeoutNanos()) + " (serving.request_timeout_s)";
+    this.promptTokens = PromptSize.estimate(request, rt.settings().charsPerToken());
     this.trace = rt.tracing().startRequest(requestId, rt.settings().model(), routeName(),
         request.getTraceparent(), request.getTracestate());
+  }
+
+  /** The KV tokens a decode of this request holds at its end: prompt plus wanted output. */
+  private long kvTokens() {
+    long wanted = request.hasMaxCompletionTokens() ? request.getMaxCompletionTokens()
+        : request.hasMaxTokens() ? request.getMaxTokens() : 0;
+    return promptTokens + Math.max(0, wanted);
   }
 
   private String routeName() {
@@ -191,7 +202,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     attempts++;
     retryCreditHeld = false;
     state = RequestState.PREFILL;
-    legs.prefillReservation = producer.reservePrefill();
+    legs.prefillReservation = producer.reservePrefill(promptTokens);
     int attempt = attempts;
     timeline.prefillDispatched(loop.nanoTime());
     String backendId = AttemptLegLog.prefillId(requestId, attempt);
@@ -231,7 +242,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     }
     consumer = picked;
     state = RequestState.DECODE;
-    legs.decodeReservation = consumer.reserveDecode();
+    legs.decodeReservation = consumer.reserveDecode(kvTokens());
     timeline.decodeDispatched(now);
     String backendId = AttemptLegLog.decodeId(requestId, attempts);
     legLog.decode(attempts, consumer.iid(), backendId);
@@ -289,7 +300,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
               onAttemptFailed(failure);
             }
           }
-        });
+        }, promptTokens, kvTokens());
   }
 
   /**

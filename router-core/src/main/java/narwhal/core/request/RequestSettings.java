@@ -11,6 +11,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @param handoffBoundNanos the oldest a KV handoff may be at decode dispatch (lease minus a sixth
  *     of it, from {@code engine_contract.kv_lease_duration_s}); 0 means unbounded
+ * @param charsPerToken {@code engine.chars_per_token}, for prompt sizes no engine counted
  */
 record RequestSettings(
     String model,
@@ -21,7 +22,8 @@ record RequestSettings(
     long retryBaseNanos,
     long retryCapNanos,
     long handoffBoundNanos,
-    long quarantineNanos) {
+    long quarantineNanos,
+    double charsPerToken) {
 
   static RequestSettings from(FleetConfig config) {
     ExchangeOptions exchange = new ExchangeOptions(
@@ -41,7 +43,8 @@ record RequestSettings(
         seconds(config.serving().retryBaseS()).toNanos(),
         seconds(config.serving().retryCapS()).toNanos(),
         bound,
-        seconds(config.recovery().failureQuarantineS()).toNanos());
+        seconds(config.recovery().failureQuarantineS()).toNanos(),
+        config.engine().charsPerToken());
   }
 
   /**

@@ -45,7 +45,7 @@ final class StateDocument {
   private static Map<String, Object> engine(EngineState e, long nowNanos) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("iid", e.iid());
-    m.put("role", e.spec().role().configName());
+    m.put("role", e.role().configName());
     m.put("url", e.spec().url().toString());
     // Quarantine is shown only for an engine the breaker keeps in placement: it is the lesser hold.
     String state = e.inPlacement() && e.isQuarantined(nowNanos) ? "quarantined" : e.condition().wireName();

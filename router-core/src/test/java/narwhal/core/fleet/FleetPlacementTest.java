@@ -29,13 +29,13 @@ class FleetPlacementTest {
 
   private void loadPrefill(Fleet f, String iid, int n) {
     for (int i = 0; i < n; i++) {
-      held.add(f.get(iid).reservePrefill());
+      held.add(f.get(iid).reservePrefill(0));
     }
   }
 
   private void loadDecode(Fleet f, String iid, int n) {
     for (int i = 0; i < n; i++) {
-      held.add(f.get(iid).reserveDecode());
+      held.add(f.get(iid).reserveDecode(0));
     }
   }
 

@@ -300,7 +300,7 @@ class HealthMonitorTest {
   @Test
   void heldPrefillEngine_isProbedWithTheLeastLoadedDecodePartner() {
     start(twoByTwo());
-    engine("d0").reserveDecode();
+    engine("d0").reserveDecode(0);
     for (int i = 0; i < 3; i++) {
       monitor.legFailed(failure("p1", Phase.PREFILL, FailureClass.INFERENCE_STATUS), null);
     }

@@ -71,8 +71,8 @@ class RouterMetricsSeriesTest {
     metrics.watchFleet(fleet, () -> now);
     EngineState d0 = fleet.engines().stream().filter(e -> e.iid().equals("d0")).findFirst().orElseThrow();
 
-    d0.reserveDecode().release();
-    d0.reserveDecode();
+    d0.reserveDecode(0).release();
+    d0.reserveDecode(0);
     metrics.engineFailed("d0", Phase.DECODE, FailureClass.STREAM);
     metrics.engineFailed("zz", Phase.DECODE, FailureClass.STREAM);
 
