@@ -21,6 +21,7 @@ import narwhal.core.journal.Journal;
 import narwhal.core.metrics.RouterMetrics;
 import narwhal.core.metrics.Telemetry;
 import narwhal.core.outcome.Terminal;
+import narwhal.core.profile.ProfileBook;
 import narwhal.core.retry.Backoff;
 import narwhal.core.retry.RetryBudget;
 import narwhal.core.trace.Tracing;
@@ -94,7 +95,8 @@ public final class DisaggregatedRouter implements CompletionService {
         health,
         admission,
         new OutcomeRecorder(telemetry.runId(), journal, metrics),
-        tracing);
+        tracing,
+        ProfileBook.empty());
     this.frontEnd = null;
   }
 
@@ -102,6 +104,11 @@ public final class DisaggregatedRouter implements CompletionService {
   private DisaggregatedRouter(RouterRuntime rt, FrontEnd frontEnd) {
     this.rt = rt;
     this.frontEnd = frontEnd;
+  }
+
+  /** The engine profiles this router prices admission and placement with (empty until loaded). */
+  public ProfileBook profiles() {
+    return rt.profiles();
   }
 
   @Override

@@ -1,5 +1,6 @@
 package narwhal.core.request;
 
+import narwhal.core.profile.ProfileBook;
 import java.time.Clock;
 import narwhal.core.admission.Admission;
 import narwhal.core.fleet.Fleet;
@@ -22,7 +23,8 @@ record RouterRuntime(
     EngineHealthTracker health,
     Admission admission,
     OutcomeRecorder outcomes,
-    Tracing tracing) {
+    Tracing tracing,
+    ProfileBook profiles) {
 
   /** Wall-clock arrival time: the wall clock now, less the time elapsed on the monotonic clock. */
   double arrivalEpochSeconds(long arrivalNanos, long nowNanos) {
