@@ -21,6 +21,8 @@ public final class EngineState {
   // the decodes resident here (what the decode interval grows with).
   private final AtomicLong residentPrefillTokens = new AtomicLong();
   private final AtomicLong residentDecodeTokens = new AtomicLong();
+  // Σ L² over resident prefills: with the count and Σ L it prices the backlog's quadratic term exactly.
+  private final AtomicLong residentPrefillTokenSquares = new AtomicLong();
   // Cumulative, for the per-engine request counters: reservations are taken once per leg.
   private final LongAdder prefillLegs = new LongAdder();
   private final LongAdder decodeLegs = new LongAdder();
@@ -75,6 +77,11 @@ public final class EngineState {
   /** Prompt tokens of the prefill legs resident on this engine. */
   public long residentPrefillTokens() {
     return residentPrefillTokens.get();
+  }
+
+  /** Σ L² over the prefill legs resident on this engine (L = each one's prompt tokens). */
+  public long residentPrefillTokenSquares() {
+    return residentPrefillTokenSquares.get();
   }
 
   /** KV tokens (prompt plus wanted output) of the decode legs resident on this engine. */
@@ -145,13 +152,13 @@ public final class EngineState {
    */
   public Reservation reservePrefill(long promptTokens) {
     prefillLegs.increment();
-    return new Reservation(this, residentPrefill, residentPrefillTokens, promptTokens);
+    return new Reservation(this, residentPrefill, residentPrefillTokens, promptTokens, residentPrefillTokenSquares);
   }
 
   /** Reserves a decode slot weighing {@code kvTokens} (prompt plus wanted output). */
   public Reservation reserveDecode(long kvTokens) {
     decodeLegs.increment();
-    return new Reservation(this, residentDecode, residentDecodeTokens, kvTokens);
+    return new Reservation(this, residentDecode, residentDecodeTokens, kvTokens, null);
   }
 
   /** Prefill legs dispatched to this engine so far (each takes one reservation). */

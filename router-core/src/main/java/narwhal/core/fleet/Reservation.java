@@ -3,6 +3,7 @@ package narwhal.core.fleet;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One phase slot held on one engine by one request. The request that took it owns it and
@@ -15,15 +16,22 @@ public final class Reservation {
   private final AtomicInteger counter;
   private final AtomicLong tokenCounter;
   private final long tokens;
+  /** Where the square of {@code tokens} is summed (prefill: its quadratic cost), or null. */
+  private final @Nullable AtomicLong squareCounter;
   private final AtomicBoolean released = new AtomicBoolean();
 
-  Reservation(EngineState engine, AtomicInteger counter, AtomicLong tokenCounter, long tokens) {
+  Reservation(EngineState engine, AtomicInteger counter, AtomicLong tokenCounter, long tokens,
+      @Nullable AtomicLong squareCounter) {
     this.engine = engine;
     this.counter = counter;
     this.tokenCounter = tokenCounter;
     this.tokens = Math.max(0, tokens);
+    this.squareCounter = squareCounter;
     counter.incrementAndGet();
     tokenCounter.addAndGet(this.tokens);
+    if (squareCounter != null) {
+      squareCounter.addAndGet(this.tokens * this.tokens);
+    }
   }
 
   public EngineState engine() {
@@ -39,6 +47,9 @@ public final class Reservation {
     if (released.compareAndSet(false, true)) {
       counter.decrementAndGet();
       tokenCounter.addAndGet(-tokens);
+      if (squareCounter != null) {
+        squareCounter.addAndGet(-tokens * tokens);
+      }
     }
   }
 

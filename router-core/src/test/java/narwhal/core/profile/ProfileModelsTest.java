@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import java.util.List;
+import narwhal.config.EngineRole;
+import narwhal.config.EngineSpec;
+import narwhal.core.fleet.Fleet;
 import narwhal.proto.v1.ChatMessage;
 import narwhal.proto.v1.ChatMessages;
 import narwhal.proto.v1.CompletionRequest;
@@ -53,5 +57,20 @@ class ProfileModelsTest {
     assertThat(PromptSize.estimate(text, 3.8)).isEqualTo(11); // ceil(39 / 3.8)
     assertThat(PromptSize.estimate(chat, 4.0)).isEqualTo(4 + 3 + 4 + 5);
     assertThat(PromptSize.estimate(CompletionRequest.getDefaultInstance(), 3.8)).isZero();
+  }
+
+  @Test
+  void backlog_sumsEachResidentPrefillExactly() {
+    Fleet fleet = new Fleet(List.of(EngineSpec.of("p0", "http://127.0.0.1:8000", EngineRole.PREFILL)));
+    var p0 = fleet.get("p0");
+    PrefillModel m = new PrefillModel(0.01, 1e-4, 1e-8, 16, 8192);
+    var a = p0.reservePrefill(1000);
+    var b = p0.reservePrefill(4000);
+
+    assertThat(PrefillBacklog.seconds(p0, m)).isCloseTo(m.seconds(1000) + m.seconds(4000), within(1e-12));
+    a.release();
+    assertThat(PrefillBacklog.seconds(p0, m)).isCloseTo(m.seconds(4000), within(1e-12));
+    b.release();
+    assertThat(PrefillBacklog.seconds(p0, m)).isZero();
   }
 }
