@@ -117,6 +117,15 @@ final class ChildProcess implements AutoCloseable {
     return process.exitValue();
   }
 
+  /**
+   * Sends the child SIGTERM and keeps reading what it writes while it stops. Not {@code
+   * Process.destroy()}: that also closes this side's ends of the child's pipes, so every line the
+   * child writes while shutting down (its drain and "stopped" lines) is lost.
+   */
+  void terminate() {
+    process.toHandle().destroy();
+  }
+
   /** Kills the child (SIGKILL) if it still runs and waits for it to go. */
   @Override
   public void close() throws InterruptedException {

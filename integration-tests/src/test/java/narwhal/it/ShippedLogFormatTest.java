@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A {@code narwhal demo} process with the shipped logback.xml (not this module's test config) and
  * {@code NARWHAL_LOG_FORMAT=json}: every stderr line is a JSON object (start-up, request and
- * shutdown lines alike), and a failed request's line carries its journal fields as fields.
+ * shutdown lines alike, the last one saying the router stopped), a failed request's line carries
+ * its journal fields as fields, and stdout holds only the command's own output.
  */
 class ShippedLogFormatTest {
 
@@ -31,7 +32,7 @@ class ShippedLogFormatTest {
 
       // The request's line is written after its answer went out: wait for it rather than race it.
       narwhal.testing.Poll.until("the request's log line", () -> demo.output().contains("OutcomeRecorder"));
-      demo.process().destroy(); // SIGTERM
+      demo.terminate(); // SIGTERM
       demo.awaitExit(Duration.ofSeconds(20));
 
       List<String> stderr = demo.output().lines().filter(l -> l.startsWith("[demo err] "))
@@ -44,6 +45,14 @@ class ShippedLogFormatTest {
       assertThat(request.path("status").asInt()).isEqualTo(502);
       assertThat(request.path("rid").asText()).isNotEmpty();
       assertThat(request.path("msg").asText()).startsWith("request failed: ");
+      assertThat(events.get(events.size() - 1).path("msg").asText())
+          .as("the last line says the router stopped; output: %s", demo.output()).startsWith("narwhal stopped");
+
+      // stdout is the command's own output: no logging framework chatter (logback prints its
+      // configuration status there when a config warns and no status listener is set).
+      List<String> stdout = demo.output().lines().filter(l -> l.startsWith("[demo out] ")).toList();
+      assertThat(stdout).noneMatch(l -> l.contains("ch.qos.logback"));
+      assertThat(stdout).noneMatch(l -> l.contains("preflight"));
     }
   }
 }

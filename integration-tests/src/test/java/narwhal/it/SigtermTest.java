@@ -3,7 +3,10 @@ package narwhal.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
@@ -19,7 +22,10 @@ class SigtermTest {
 
   @Test
   void sigterm_drainsInFlightStreams_refusesNewRequests_thenExits() throws Exception {
-    try (ChildProcess demo = ChildProcess.narwhal("demo", "demo", "--port", "0", "--grpc-port", "0")) {
+    // The shipped logging configuration (this module's test one hides INFO): the drain is logged.
+    Path logback = Path.of("..", "router-server", "src", "main", "resources", "logback.xml").toAbsolutePath();
+    try (ChildProcess demo = ChildProcess.narwhal("demo", Map.of(), List.of("-Dlogback.configurationFile=" + logback),
+        "demo", "--port", "0", "--grpc-port", "0")) {
       String base = demo.awaitLine(ROUTER_URL, Duration.ofSeconds(40));
       RouterClient client = new RouterClient(base);
       // The demo paces tokens 20 ms apart: 60 tokens keep the stream open for over a second.
@@ -27,7 +33,7 @@ class SigtermTest {
           "/v1/completions", "{\"model\":\"narwhal-sim\",\"prompt\":\"a long one\",\"max_tokens\":60,\"stream\":true}"));
       awaitMetric(client, "narwhal_admission_inflight 1.0");
 
-      demo.process().destroy(); // SIGTERM
+      demo.terminate(); // SIGTERM
       awaitStatus(client, "/ready", 503);
       HttpResponse<String> refused = client.post("/v1/completions",
           "{\"model\":\"narwhal-sim\",\"prompt\":\"too late\",\"max_tokens\":2}");
@@ -38,7 +44,10 @@ class SigtermTest {
       assertThat(done.status()).isEqualTo(200);
       assertThat(done.endsWithDone()).isTrue();
       assertThat(done.chunks()).hasSizeGreaterThanOrEqualTo(60);
-      assertThat(demo.process().waitFor(20, TimeUnit.SECONDS)).as("the process exits after draining").isTrue();
+      assertThat(demo.awaitExit(Duration.ofSeconds(20))).as("SIGTERM's exit status").isEqualTo(143);
+      assertThat(demo.output()).as("the drain and the final line are logged")
+          .contains("narwhal draining: waiting up to")
+          .contains("narwhal stopped: drained; 1 requests were in flight at shutdown and all ended");
     }
   }
 

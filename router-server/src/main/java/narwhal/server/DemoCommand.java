@@ -43,10 +43,11 @@ final class DemoCommand implements Callable<Integer> {
     // The demo fleet is healthy by construction; preflight here is a startup check of the whole
     // path (engines, model, generation, every KV pair) that costs well under a second.
     PreflightReport preflight = Preflight.run(fleet.config(), simGroup);
+    // Preflight results go to stderr, as for serve and check: stdout is the banner a person reads.
     if (preflight.passed()) {
-      out.println("narwhal demo: " + preflight.summary());
+      narwhal.err.println("narwhal demo: " + preflight.summary());
     } else {
-      preflight.print(out);
+      preflight.print(narwhal.err);
     }
     RouterServer server;
     try {
@@ -56,6 +57,8 @@ final class DemoCommand implements Callable<Integer> {
       simGroup.shutdownGracefully();
       throw e;
     }
+    // Before anything announces the router: a SIGTERM from now on drains it.
+    ShutdownSignal shutdown = ShutdownSignal.install(server.gracefulTimeout());
     String base = "http://" + host + ":" + server.port();
     warmUp(base);
     out.println("narwhal demo: router on " + base + " over 2 prefill + 2 decode simulated engines");
@@ -77,7 +80,7 @@ final class DemoCommand implements Callable<Integer> {
     out.println("Ctrl-C stops it.");
     out.flush();
     // On SIGTERM: stop admitting, let in-flight streams finish (serving.graceful_timeout_s), close.
-    Narwhal.awaitShutdown(server.gracefulTimeout(), server::shutdownGracefully, fleet, simGroup::shutdownGracefully);
+    shutdown.awaitThenClose(server::shutdownGracefully, fleet, simGroup::shutdownGracefully);
     return 0;
   }
 

@@ -4,9 +4,7 @@ import java.io.OutputStreamWriter;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
+import narwhal.server.logs.LoggedLines;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.HelpCommand;
@@ -56,7 +54,10 @@ public final class Narwhal implements Runnable {
       System.err.println("narwhal: NARWHAL_LOG_FORMAT must be text or json, got '" + format + "'");
       System.exit(USAGE_ERROR);
     }
-    System.exit(run(args, System.out, System.err));
+    // JSON logs: the commands' own stderr lines (preflight reports, configuration errors) become
+    // log events too, so stderr holds only JSON objects.
+    PrintStream err = "json".equals(format) ? LoggedLines.printStream() : System.err;
+    System.exit(run(args, System.out, err));
   }
 
   static int run(String[] args, PrintStream out, PrintStream err) {
@@ -106,52 +107,6 @@ public final class Narwhal implements Runnable {
     cli.getErr().println(cli.getCommandSpec().qualifiedName() + ": " + e.getMessage());
     cli.getErr().flush();
     return USAGE_ERROR;
-  }
-
-  /** Blocks the calling (main) thread until the process is asked to stop, then closes {@code resources}. */
-  static void awaitShutdown(AutoCloseable... resources) {
-    awaitShutdown(Duration.ZERO, resources);
-  }
-
-  /**
-   * As {@link #awaitShutdown(AutoCloseable...)}, when closing may take up to {@code grace} (a
-   * router draining its in-flight requests): the JVM's shutdown waits that much longer for it.
-   */
-  static void awaitShutdown(Duration grace, AutoCloseable... resources) {
-    Object lock = new Object();
-    boolean[] stopping = {false};
-    // The hook waits for the resources to close, not for the main thread to end: main goes on to
-    // System.exit, which blocks while hooks run, and waiting for it would stall the JVM's exit.
-    CountDownLatch closed = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      synchronized (lock) {
-        stopping[0] = true;
-        lock.notifyAll();
-      }
-      try {
-        closed.await(15_000 + grace.toMillis(), TimeUnit.MILLISECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }, "narwhal-shutdown"));
-    synchronized (lock) {
-      while (!stopping[0]) {
-        try {
-          lock.wait();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          break;
-        }
-      }
-    }
-    for (AutoCloseable r : resources) {
-      try {
-        r.close();
-      } catch (Exception e) {
-        System.err.println("narwhal: error while stopping: " + e);
-      }
-    }
-    closed.countDown();
   }
 
 }

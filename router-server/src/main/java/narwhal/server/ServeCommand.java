@@ -51,6 +51,8 @@ final class ServeCommand implements Callable<Integer> {
       return CheckCommand.FAILED;
     }
     RouterServer server = RouterServer.start(config, listen.host, listen.port, grpcPort, listen.journal);
+    // Before anything announces the router: a SIGTERM from now on drains it.
+    ShutdownSignal shutdown = ShutdownSignal.install(server.gracefulTimeout());
     if (!failedPreflight.isEmpty()) {
       // --preflight=warn serves the fleet, not the engines known to fail: the breaker's
       // readmission probes let each in once it answers correctly.
@@ -63,7 +65,7 @@ final class ServeCommand implements Callable<Integer> {
       narwhal.out.println("narwhal: serving gRPC (narwhal.v1.Router) on " + listen.host + ":" + server.grpcPort());
     }
     // On SIGTERM: stop admitting, let in-flight streams finish (serving.graceful_timeout_s), close.
-    Narwhal.awaitShutdown(server.gracefulTimeout(), server::shutdownGracefully);
+    shutdown.awaitThenClose(server::shutdownGracefully);
     return 0;
   }
 }

@@ -1,5 +1,6 @@
 package narwhal.server;
 
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import narwhal.sim.SimEngine;
 import narwhal.sim.SimFlags;
@@ -25,9 +26,10 @@ final class SimCommand implements Callable<Integer> {
   public Integer call() {
     SimOptions options = flags.toOptions();
     SimEngine engine = SimEngine.start(options);
+    ShutdownSignal shutdown = ShutdownSignal.install(Duration.ZERO);
     narwhal.out.println("narwhal sim: engine " + engine.engineId() + " serving '" + options.model() + "' on "
         + engine.baseUrl());
-    Narwhal.awaitShutdown(engine);
+    shutdown.awaitThenClose(engine);
     return 0;
   }
 }
