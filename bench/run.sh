@@ -14,6 +14,10 @@
 #                                JFR stands in when async-profiler cannot load (--profiler jfr forces it).
 #   bench/run.sh ceiling         8,000 slow streams through one router (bin/jvm.options: a 512 MiB heap at most)
 #   bench/run.sh smoke           all three arms at one small level for a few seconds (CI)
+#   bench/run.sh adaptive        issue 15's measured gain: four GPU-like simulated engines, a stationary and a
+#                                phase-shifting trace, every static split (1P3D, 2P2D, 3P1D), the best one with
+#                                predictive admission, and the adaptive role controller; attainment against
+#                                offered rate and goodput -> bench/results/adaptive-<timestamp>/README.md
 #   bench/run.sh jmh [JMH args]  the JMH microbenchmarks (one token stage by stage, whole streams through the
 #                                real router over loopback with bytes allocated per token, placement);
 #                                e.g. bench/run.sh jmh SseRelay -prof gc
@@ -58,7 +62,7 @@ case " $mode $* " in
 esac
 
 needs_nginx=yes
-case "$mode" in ceiling|profile) needs_nginx=no ;; esac
+case "$mode" in ceiling|profile|adaptive) needs_nginx=no ;; esac
 case " $* " in *" --arms "*|*" --arms="*) [[ " $* " == *nginx* ]] || needs_nginx=no ;; esac
 nginx_bin="$(command -v nginx || true)"
 [ -z "$nginx_bin" ] && [ -x /usr/sbin/nginx ] && nginx_bin=/usr/sbin/nginx
@@ -108,9 +112,11 @@ case "$mode" in
   profile)
     run_bench profile --repo "$repo" --router-jar "$work/narwhal-router.jar" --command "$cmdline" \
       ${pin_flags[@]+"${pin_flags[@]}"} "$@" ;;
+  adaptive)
+    run_bench adaptive --repo "$repo" --router-jar "$work/narwhal-router.jar" --command "$cmdline" "$@" ;;
   ceiling)
     run_bench ceiling --repo "$repo" --router-jar "$work/narwhal-router.jar" --command "$cmdline" "$@" ;;
   *)
-    echo "bench/run.sh: unknown mode '$mode' (sweep, profile, ceiling, smoke, jmh, help; --help lists them)" >&2
+    echo "bench/run.sh: unknown mode '$mode' (sweep, profile, ceiling, smoke, adaptive, jmh, help; --help lists them)" >&2
     exit 2 ;;
 esac
