@@ -22,6 +22,7 @@ import org.jspecify.annotations.Nullable;
  * @param recovery breaker, readmission and restart handling
  * @param profiles latency profiles
  * @param continuation opt-in stream continuation
+ * @param tenants client authentication and per-tenant limits (none: every caller is served)
  */
 public record FleetConfig(
     String model,
@@ -34,7 +35,8 @@ public record FleetConfig(
     EngineConfig engine,
     RecoveryConfig recovery,
     ProfilesConfig profiles,
-    ContinuationConfig continuation) {
+    ContinuationConfig continuation,
+    TenantsConfig tenants) {
 
   /** The value of the fleet file's {@code schema} key. */
   public static final String SCHEMA = "narwhal.fleet";
@@ -53,6 +55,7 @@ public record FleetConfig(
     Objects.requireNonNull(recovery, "recovery");
     Objects.requireNonNull(profiles, "profiles");
     Objects.requireNonNull(continuation, "continuation");
+    Objects.requireNonNull(tenants, "tenants");
   }
 
   /** A development fleet (no engine contract) with every section at its defaults. */
@@ -68,7 +71,8 @@ public record FleetConfig(
         EngineConfig.defaults(),
         RecoveryConfig.defaults(),
         ProfilesConfig.defaults(),
-        ContinuationConfig.defaults());
+        ContinuationConfig.defaults(),
+        TenantsConfig.none());
   }
 
   /** The engine with this instance id, if the fleet has one. */
@@ -142,6 +146,10 @@ public record FleetConfig(
     return toBuilder().continuation(value).build();
   }
 
+  public FleetConfig withTenants(TenantsConfig value) {
+    return toBuilder().tenants(value).build();
+  }
+
   /**
    * Builds a {@link FleetConfig} by name rather than by position; {@link #build} applies the
    * record's checks. Start from {@link FleetConfig#of} or a parsed fleet with {@link #toBuilder}.
@@ -158,6 +166,7 @@ public record FleetConfig(
     private RecoveryConfig recovery;
     private ProfilesConfig profiles;
     private ContinuationConfig continuation;
+    private TenantsConfig tenants;
 
     private Builder(FleetConfig from) {
       model = from.model;
@@ -171,6 +180,7 @@ public record FleetConfig(
       recovery = from.recovery;
       profiles = from.profiles;
       continuation = from.continuation;
+      tenants = from.tenants;
     }
 
     public Builder model(String value) {
@@ -223,6 +233,11 @@ public record FleetConfig(
       return this;
     }
 
+    public Builder tenants(TenantsConfig value) {
+      tenants = value;
+      return this;
+    }
+
     public Builder continuation(ContinuationConfig value) {
       continuation = value;
       return this;
@@ -231,7 +246,7 @@ public record FleetConfig(
     public FleetConfig build() {
       return new FleetConfig(
           model, hardware, engines, engineContract, slo, controller, serving, engine, recovery,
-          profiles, continuation);
+          profiles, continuation, tenants);
     }
   }
 }

@@ -80,6 +80,7 @@ public final class FleetFileParser {
     RecoveryConfig recovery = ControlSectionParsers.recovery(top.object("recovery"));
     ProfilesConfig profiles = SectionParsers.profiles(top.object("profiles"));
     ContinuationConfig continuation = continuation(top);
+    TenantsConfig tenants = TenantsParser.tenants(top);
     top.finish();
     if (!ctx.problems().isEmpty()) {
       throw new FleetConfigException(ctx.problems().errors());
@@ -94,6 +95,7 @@ public final class FleetFileParser {
         .recovery(recovery)
         .profiles(profiles)
         .continuation(continuation)
+        .tenants(tenants)
         .build();
   }
 

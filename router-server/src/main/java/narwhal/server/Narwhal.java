@@ -24,6 +24,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
     versionProvider = NarwhalVersion.class, sortOptions = false, usageHelpWidth = 110,
     description = "A router for disaggregated (prefill/decode) LLM inference.",
     subcommands = {ServeCommand.class, CheckCommand.class, SimCommand.class, DemoCommand.class, BenchCommand.class,
+        KeyCommand.class,
         HelpCommand.class})
 public final class Narwhal implements Runnable {
 
