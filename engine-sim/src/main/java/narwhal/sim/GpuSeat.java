@@ -1,0 +1,74 @@
+package narwhal.sim;
+
+import io.netty.channel.ChannelHandlerContext;
+import narwhal.sim.gpu.Sequence;
+import narwhal.sim.gpu.SequenceListener;
+import narwhal.sim.gpu.SequenceSpec;
+import narwhal.sim.gpu.StepLoop;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A response's place in its engine's step loop (gpu timing mode): it submits the response's
+ * sequence, hands each token the loop produces to the response on the channel's event loop, tells
+ * a producer when the KV it leased is no longer needed, and gives the sequence back exactly once.
+ * Confined to the channel's event loop.
+ */
+final class GpuSeat implements SequenceListener {
+
+  private final ChannelHandlerContext ctx;
+  private final @Nullable ProducerKv producer;
+  private final Runnable onToken;
+  private final Sequence sequence;
+  private boolean producerTold;
+  private boolean closed;
+
+  /**
+   * Submits {@code spec}; {@code onToken} runs on the channel's event loop for each token produced
+   * until {@link #close}. {@code producer} (a decode leg's) hears once its KV has arrived, or once
+   * the response ends before that.
+   */
+  GpuSeat(StepLoop loop, ChannelHandlerContext ctx, SequenceSpec spec, @Nullable ProducerKv producer,
+      Runnable onToken) {
+    this.ctx = ctx;
+    this.producer = producer;
+    this.onToken = onToken;
+    // Callbacks run on this channel's event loop, after this constructor returns.
+    this.sequence = loop.submit(spec, ctx.executor(), this);
+  }
+
+  @Override
+  public void tokenProduced() {
+    if (!closed) {
+      onToken.run();
+    }
+  }
+
+  @Override
+  public void kvArrived() {
+    tellProducer();
+  }
+
+  /**
+   * The response is over. {@code kvHandedOver}: a prefill's descriptor went out, so its KV stays
+   * leased for the decode that will pull it; otherwise the sequence leaves the loop wherever it is
+   * and its KV is freed. Idempotent.
+   */
+  void close(boolean kvHandedOver) {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    if (!kvHandedOver) {
+      sequence.cancel();
+    }
+    // vLLM's decode tells the producer even when it aborts before pulling, so the blocks are freed.
+    tellProducer();
+  }
+
+  private void tellProducer() {
+    if (producer != null && !producerTold) {
+      producerTold = true;
+      KvReleaseClient.send(ctx.channel().eventLoop(), producer);
+    }
+  }
+}
