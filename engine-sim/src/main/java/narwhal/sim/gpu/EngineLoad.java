@@ -10,12 +10,14 @@ package narwhal.sim.gpu;
  * @param kvUsedTokens KV tokens held by running sequences and leases
  * @param kvCapacityTokens the KV cache's size
  * @param leases finished prefills whose KV waits for a decode to pull it
+ * @param leasedKvTokens the KV tokens those leases hold (part of {@code kvUsedTokens})
  * @param preemptions running sequences evicted so far to make KV room ({@code
  *     vllm:num_preemptions_total})
  * @param steps steps run so far
  */
 public record EngineLoad(
-    int running, int waiting, long kvUsedTokens, long kvCapacityTokens, int leases, long preemptions, long steps) {
+    int running, int waiting, long kvUsedTokens, long kvCapacityTokens, int leases, long leasedKvTokens,
+    long preemptions, long steps) {
 
   /** {@code vllm:kv_cache_usage_perc}: the KV cache's used fraction, 0..1. */
   public double kvUsage() {

@@ -36,11 +36,20 @@ import org.jspecify.annotations.Nullable;
  * <p>An engine with nothing it can run is idle: no timer, no polling. Work arriving, KV freed (a
  * cancel, a lease released or expired) or a transfer landing wakes it.
  *
+ * <p>Back-to-back steps are laid on the engine's own timeline: a step starts when the one before
+ * it was due to end, not when its timer happened to fire. Netty's NIO loop wakes with millisecond
+ * granularity, so a 6.5 ms step fires up to a millisecond late; the next one is shortened by that
+ * lateness (by {@value #MAX_CATCH_UP_NANOS} ns at most, so a long stall is not followed by a burst)
+ * and the engine keeps the model's pace on average.
+ *
  * <p>{@link #submit}, {@link Sequence#cancel()}, {@link #releaseLease} and {@link #load()} are
  * thread-safe; everything else runs on the {@link StepScheduler}. Listeners are called on their own
  * executors.
  */
 public final class StepLoop implements AutoCloseable {
+
+  /** The most a late step timer is made up for by shortening the next step. */
+  static final long MAX_CATCH_UP_NANOS = 2_000_000;
 
   private final GpuProfile profile;
   private final StepScheduler scheduler;
@@ -56,10 +65,13 @@ public final class StepLoop implements AutoCloseable {
    */
   private final Map<String, Sequence> leases = new ConcurrentHashMap<>();
   private int transferring;
+  private long leasedKvTokens;
   private @Nullable StepBatch current;
   private StepScheduler.@Nullable Cancellable stepTimer;
   /** An idle engine was woken: its next step starts once the tasks queued with the news have run. */
   private boolean startQueued;
+  /** When the step under way (or the last one) is due to end on the engine's timeline. */
+  private long plannedEnd;
   private long preemptions;
   private long steps;
   private boolean closed;
@@ -78,7 +90,7 @@ public final class StepLoop implements AutoCloseable {
     this.leaseNanos = leaseNanos;
     this.jitterRandom = new SplittableRandom(seed);
     this.kv = new KvCache(profile.kvCapacityTokens());
-    this.load = new EngineLoad(0, 0, 0, kv.capacity(), 0, 0, 0);
+    this.load = new EngineLoad(0, 0, 0, kv.capacity(), 0, 0, 0, 0);
   }
 
   public GpuProfile profile() {
@@ -233,7 +245,7 @@ public final class StepLoop implements AutoCloseable {
       scheduler.execute(() -> {
         startQueued = false;
         if (current == null && !closed) {
-          startStep();
+          startStep(scheduler.nanoTime());
         }
         publish();
       });
@@ -241,15 +253,17 @@ public final class StepLoop implements AutoCloseable {
     publish();
   }
 
-  private void startStep() {
+  /** Plans and starts a step at {@code start} on the engine's timeline, if there is anything to run. */
+  private void startStep(long start) {
     StepBatch batch = plan();
     if (batch.isEmpty()) {
       return; // idle until work arrives or KV frees up
     }
     current = batch;
     steps++;
-    double millis = batch.millis() * jitterFactor();
-    stepTimer = scheduler.schedule(this::endStep, Math.round(millis * 1_000_000));
+    long now = scheduler.nanoTime();
+    plannedEnd = start + Math.round(batch.millis() * jitterFactor() * 1_000_000);
+    stepTimer = scheduler.schedule(this::endStep, Math.max(0, plannedEnd - now));
   }
 
   private double jitterFactor() {
@@ -345,7 +359,9 @@ public final class StepLoop implements AutoCloseable {
         }
       }
     }
-    startStep(); // whatever arrived during this step is queued already
+    // Whatever arrived during this step is queued already. The next step starts when this one was
+    // due to end, unless the timer was later than the catch-up allows.
+    startStep(Math.max(plannedEnd, scheduler.nanoTime() - MAX_CATCH_UP_NANOS));
     publish();
   }
 
@@ -358,6 +374,7 @@ public final class StepLoop implements AutoCloseable {
       return;
     }
     sequence.state = State.LEASED;
+    leasedKvTokens += sequence.kvTokens;
     sequence.timer = scheduler.schedule(() -> {
       if (leases.remove(leaseId, sequence)) {
         dropLease(sequence);
@@ -376,6 +393,7 @@ public final class StepLoop implements AutoCloseable {
     }
     cancelTimer(sequence.timer);
     sequence.timer = null;
+    leasedKvTokens -= sequence.kvTokens;
     freeKv(sequence);
     sequence.state = State.DONE;
     wake();
@@ -394,6 +412,6 @@ public final class StepLoop implements AutoCloseable {
 
   private void publish() {
     load = new EngineLoad(running.size(), waiting.size() + transferring, kv.used(), kv.capacity(), leases.size(),
-        preemptions, steps);
+        leasedKvTokens, preemptions, steps);
   }
 }

@@ -13,6 +13,9 @@ import java.util.concurrent.TimeUnit;
  */
 public interface StepScheduler extends Executor {
 
+  /** The scheduler's clock, in nanoseconds; only differences mean anything. */
+  long nanoTime();
+
   /** Runs {@code task} on this scheduler after {@code delayNanos} (0: soon). */
   Cancellable schedule(Runnable task, long delayNanos);
 
@@ -26,6 +29,11 @@ public interface StepScheduler extends Executor {
   /** A scheduler on a Netty event executor. */
   static StepScheduler on(EventExecutor executor) {
     return new StepScheduler() {
+      @Override
+      public long nanoTime() {
+        return executor.ticker().nanoTime(); // the clock its timers run on
+      }
+
       @Override
       public void execute(Runnable task) {
         executor.execute(task);

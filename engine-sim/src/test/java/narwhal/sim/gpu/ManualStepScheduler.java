@@ -9,6 +9,11 @@ final class ManualStepScheduler implements StepScheduler {
   final ManualScheduler clock = new ManualScheduler(0);
 
   @Override
+  public long nanoTime() {
+    return clock.nanoTime();
+  }
+
+  @Override
   public void execute(Runnable task) {
     clock.execute(task);
   }

@@ -66,7 +66,7 @@ class StepLoopTest {
     assertThat(log.first()).isCloseTo(22, EXACT); // 2 + 10 + 10
     assertThat(log.interval(2)).isCloseTo(6.51, EXACT); // 5 + 0.01·101 + 0.5
     assertThat(log.interval(3)).isCloseTo(6.52, EXACT); // context 102
-    assertThat(loop.load()).isEqualTo(new EngineLoad(0, 0, 0, 100_000, 0, 0, 3));
+    assertThat(loop.load()).isEqualTo(new EngineLoad(0, 0, 0, 100_000, 0, 0, 0, 3));
   }
 
   @Test
@@ -291,6 +291,7 @@ class StepLoopTest {
     assertThat(prefill.tokens()).isEqualTo(1);
     assertThat(loop.load().kvUsedTokens()).isEqualTo(201);
     assertThat(loop.load().leases()).isEqualTo(1);
+    assertThat(loop.load().leasedKvTokens()).isEqualTo(201);
 
     TokenLog next = submit(loop, SequenceSpec.prefill(150, 1));
     scheduler.advanceMillis(1000);
@@ -305,6 +306,7 @@ class StepLoopTest {
     assertThat(next.first()).isCloseTo(released + prefill(150), EXACT);
     assertThat(loop.load().kvUsedTokens()).isZero();
     assertThat(loop.load().leases()).isZero();
+    assertThat(loop.load().leasedKvTokens()).isZero();
   }
 
   @Test
@@ -356,6 +358,40 @@ class StepLoopTest {
     assertThat(decode.first()).isCloseTo(busy.token(3), EXACT);
     assertThat(busy.interval(3)).isCloseTo(decode(12 + 1000, 2), EXACT);
     assertThat(decode.interval(2)).isCloseTo(decode(13 + 1001, 2), EXACT);
+  }
+
+  @Test
+  void lateTimers_areMadeUpForByTheNextStep_soTheEnginesPaceHolds() {
+    // Every timer fires 0.7 ms late, as Netty's NIO loop (millisecond wake-ups) may.
+    StepScheduler late = new StepScheduler() {
+      @Override
+      public long nanoTime() {
+        return scheduler.nanoTime();
+      }
+
+      @Override
+      public void execute(Runnable task) {
+        scheduler.execute(task);
+      }
+
+      @Override
+      public Cancellable schedule(Runnable task, long delayNanos) {
+        return scheduler.schedule(task, delayNanos + 700_000);
+      }
+    };
+    StepLoop loop = new StepLoop(PROFILE, late, 7, LEASE_NANOS);
+    TokenLog log = new TokenLog(scheduler);
+    loop.submit(SequenceSpec.prefill(100, 10), Runnable::run, log);
+
+    scheduler.runToIdle();
+
+    double onTime = prefill(100);
+    for (int n = 2; n <= 10; n++) {
+      onTime += decode(99 + n, 1);
+    }
+    // Late by one timer's lateness, not by ten.
+    assertThat(log.token(1)).isCloseTo(prefill(100) + 0.7, EXACT);
+    assertThat(log.token(10)).isCloseTo(onTime + 0.7, EXACT);
   }
 
   @Test
