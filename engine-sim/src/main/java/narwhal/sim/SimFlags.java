@@ -72,7 +72,8 @@ public final class SimFlags {
   @Nullable Double loadFactor;
 
   @Option(names = "--gpu-profile", paramLabel = "FILE", description = {
-      "gpu: a JSON object of these settings as snake_case keys (e.g. {\"decode_base_ms\": 8}); flags override it"})
+      "gpu: a JSON object of the gpu settings (and max_model_len, kv_ms_per_token) under the flags' names in"
+          + " snake_case, e.g. {\"decode_base_ms\": 8}; flags given override it"})
   @Nullable Path gpuProfile;
 
   @Option(names = "--step-token-budget", paramLabel = "N", description = {

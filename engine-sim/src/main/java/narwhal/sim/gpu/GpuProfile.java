@@ -22,7 +22,7 @@ package narwhal.sim.gpu;
  * <p>The defaults resemble a Llama-3.1-8B on one H100 (bf16, vLLM V1 with chunked prefill), scaled
  * so that tests and benchmarks run in seconds: an 8 ms decode floor that 64 sequences of 1,000
  * tokens each roughly double (8 + 8 + 1.3 ms), about 0.1 ms per prompt token, an attention term
- * that adds a fifth at 8,000 tokens, and room for 200,000 KV tokens.
+ * that adds 4 % at 2,000 tokens and 16 % at 8,000, and room for 200,000 KV tokens.
  *
  * @param stepTokenBudget tokens one step computes at most (vLLM's {@code max_num_batched_tokens})
  * @param maxNumSeqs sequences running at once at most (vLLM's {@code max_num_seqs})
