@@ -81,6 +81,8 @@ final class Generation {
   private boolean awaitingToken;
   /** A prefill's descriptor went out: its KV stays leased on this engine for the decode to pull. */
   private boolean kvHandedOver;
+  /** A decode leg's notice to a gpu-mode producer that its leased KV may go. */
+  private final ProducerNotice producerNotice;
 
   Generation(ChannelHandlerContext ctx, SimulatedEngineState engine, SimRequest request, RequestFaults faults,
       boolean keepAlive, ResponseCompletion completion) {
@@ -104,6 +106,7 @@ final class Generation {
         ? new RendezvousWait(ctx, engine, request.bootstrap())
         : null;
     this.gpu = engine.gpu;
+    this.producerNotice = new ProducerNotice(ctx.channel().eventLoop(), request.producer());
   }
 
   void start() {
@@ -173,7 +176,7 @@ final class Generation {
       spec = spec.leased("bootstrap-room-" + request.bootstrap().room() + "-" + internalRequestId);
     }
     awaitingToken = true;
-    seat = new GpuSeat(loop, ctx, spec, request.producer(), this::tokenProduced);
+    seat = new GpuSeat(loop, ctx, spec, producerNotice, this::tokenProduced);
   }
 
   /**
@@ -248,6 +251,9 @@ final class Generation {
     if (finishReason != null) {
       finish();
       return;
+    }
+    if (emitted == 0) {
+      producerNotice.send(); // simple mode: the KV is here by the first token (gpu mode told it already)
     }
     emitToken();
     if (finishReason != null) {
@@ -484,6 +490,7 @@ final class Generation {
     if (seat != null) {
       seat.close(kvHandedOver);
     }
+    producerNotice.send(); // a decode that ends before its KV arrived still lets the producer free it
     engine.stats.responseEnded(request.stream(), kvBlocks, cancelledByClient, reason);
     return true;
   }

@@ -5,7 +5,6 @@ import narwhal.sim.gpu.Sequence;
 import narwhal.sim.gpu.SequenceListener;
 import narwhal.sim.gpu.SequenceSpec;
 import narwhal.sim.gpu.StepLoop;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A response's place in its engine's step loop (gpu timing mode): it submits the response's
@@ -15,21 +14,17 @@ import org.jspecify.annotations.Nullable;
  */
 final class GpuSeat implements SequenceListener {
 
-  private final ChannelHandlerContext ctx;
-  private final @Nullable ProducerKv producer;
+  private final ProducerNotice producer;
   private final Runnable onToken;
   private final Sequence sequence;
-  private boolean producerTold;
   private boolean closed;
 
   /**
    * Submits {@code spec}; {@code onToken} runs on the channel's event loop for each token produced
-   * until {@link #close}. {@code producer} (a decode leg's) hears once its KV has arrived, or once
+   * until {@link #close}. {@code producer} (a decode leg's) is told once its KV has arrived, or once
    * the response ends before that.
    */
-  GpuSeat(StepLoop loop, ChannelHandlerContext ctx, SequenceSpec spec, @Nullable ProducerKv producer,
-      Runnable onToken) {
-    this.ctx = ctx;
+  GpuSeat(StepLoop loop, ChannelHandlerContext ctx, SequenceSpec spec, ProducerNotice producer, Runnable onToken) {
     this.producer = producer;
     this.onToken = onToken;
     // Callbacks run on this channel's event loop, after this constructor returns.
@@ -45,7 +40,7 @@ final class GpuSeat implements SequenceListener {
 
   @Override
   public void kvArrived() {
-    tellProducer();
+    producer.send();
   }
 
   /**
@@ -61,14 +56,6 @@ final class GpuSeat implements SequenceListener {
     if (!kvHandedOver) {
       sequence.cancel();
     }
-    // vLLM's decode tells the producer even when it aborts before pulling, so the blocks are freed.
-    tellProducer();
-  }
-
-  private void tellProducer() {
-    if (producer != null && !producerTold) {
-      producerTold = true;
-      KvReleaseClient.send(ctx.channel().eventLoop(), producer);
-    }
+    producer.send(); // if the response ended before the KV arrived
   }
 }

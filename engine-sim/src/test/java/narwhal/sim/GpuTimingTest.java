@@ -218,6 +218,26 @@ class GpuTimingTest {
   }
 
   @Test
+  void decodeInTheSimpleMode_tellsAGpuProducerToo_andSoDoesADecodeThatFails() {
+    try (SimEngine producer = SimEngine.start(gpu(tiny()).seed(5).build());
+        SimEngine consumer = SimEngine.start(SimOptions.builder().seed(5).interTokenMillis(1).build())) {
+      JsonNode kv = json(post(producer, "/v1/completions", completion(words(20), 1, false, PREFILL_PARAMS)).body())
+          .get("kv_transfer_params");
+      assertThat(post(consumer, "/v1/completions", completion(words(20), 3, false, "\"kv_transfer_params\":" + kv))
+          .statusCode()).isEqualTo(200);
+      await("the producer to free the pulled KV", () -> producer.gpuLoad().kvUsedTokens() == 0);
+
+      // A decode that fails before its first token still lets the producer free the blocks.
+      kv = json(post(producer, "/v1/completions", completion(words(20), 1, false, PREFILL_PARAMS)).body())
+          .get("kv_transfer_params");
+      assertThat(producer.gpuLoad().leases()).isEqualTo(1);
+      String failing = completion("[[sim:error-after=0]] " + words(19), 3, false, "\"kv_transfer_params\":" + kv);
+      assertThat(post(consumer, "/v1/completions", failing).statusCode()).isEqualTo(500);
+      await("the producer to free the KV of the failed decode", () -> producer.gpuLoad().kvUsedTokens() == 0);
+    }
+  }
+
+  @Test
   void prefillLeg_whoseDecodeNeverComes_freesItsKvWhenTheLeaseEnds() {
     SimOptions options = gpu(tiny()).attest("kv_lease_duration_s", 0.3).build();
     try (SimEngine producer = SimEngine.start(options)) {
@@ -247,9 +267,9 @@ class GpuTimingTest {
 
   @Test
   void slowReader_keepsItsSlot_whileTheEngineServesEveryoneElse() throws IOException {
-    // 20 µs steps: the engine outruns the socket.
-    GpuProfile fast = tiny().decodeBaseMillis(0.02).prefillBaseMillis(0).kvCapacityTokens(250_000).build();
-    SimOptions options = SimOptions.builder().maxModelLen(250_000).gpu(fast).build();
+    // Steps that take no time: the engine outruns any socket.
+    GpuProfile instant = tiny().decodeBaseMillis(0).prefillBaseMillis(0).kvCapacityTokens(250_000).build();
+    SimOptions options = SimOptions.builder().maxModelLen(250_000).gpu(instant).build();
     try (SimEngine engine = SimEngine.start(options)) {
       try (RawSse parked = RawSse.post(engine.port(), "/v1/completions", completion("flood", 200_000, true))
           .readHead()) {

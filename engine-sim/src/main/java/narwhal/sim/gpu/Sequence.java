@@ -1,6 +1,7 @@
 package narwhal.sim.gpu;
 
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -72,11 +73,19 @@ public final class Sequence {
   }
 
   void tokenProduced() {
-    callbacks.execute(listener::tokenProduced);
+    notify(listener::tokenProduced);
   }
 
   void kvArrived() {
-    callbacks.execute(listener::kvArrived);
+    notify(listener::kvArrived);
+  }
+
+  private void notify(Runnable call) {
+    try {
+      callbacks.execute(call);
+    } catch (RejectedExecutionException e) {
+      // The response's event loop is shutting down, and the response with it: the loop goes on.
+    }
   }
 
   @Override

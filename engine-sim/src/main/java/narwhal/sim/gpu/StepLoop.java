@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import narwhal.sim.gpu.Sequence.State;
 import org.jspecify.annotations.Nullable;
 
@@ -146,18 +147,24 @@ public final class StepLoop implements AutoCloseable {
   /** Stops every timer and forgets every sequence; the engine is shutting down. Any thread. */
   @Override
   public void close() {
-    scheduler.execute(() -> {
-      closed = true;
-      cancelTimer(stepTimer);
-      stepTimer = null;
-      current = null;
-      for (Sequence sequence : leases.values()) {
-        cancelTimer(sequence.timer);
-      }
-      leases.clear();
-      waiting.clear();
-      running.clear();
-    });
+    try {
+      scheduler.execute(this::closeOnLoop);
+    } catch (RejectedExecutionException e) {
+      // The scheduler is shut down already, and every timer of this loop with it.
+    }
+  }
+
+  private void closeOnLoop() {
+    closed = true;
+    cancelTimer(stepTimer);
+    stepTimer = null;
+    current = null;
+    for (Sequence sequence : leases.values()) {
+      cancelTimer(sequence.timer);
+    }
+    leases.clear();
+    waiting.clear();
+    running.clear();
   }
 
   void cancel(Sequence sequence) {
