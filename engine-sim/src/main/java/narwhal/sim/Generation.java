@@ -13,7 +13,6 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import narwhal.sim.gpu.SequenceSpec;
 import narwhal.sim.gpu.StepLoop;
 import org.jspecify.annotations.Nullable;
 
@@ -155,28 +154,16 @@ final class Generation {
   /** Gpu timing mode: the response's sequence joins the engine's step loop; its tokens drive the steps. */
   private void joinBatch(StepLoop loop) {
     stepTimer = null;
-    int prompt = request.promptTokens();
-    int output = engineOutputTokens();
-    String refusal = loop.refusal(prompt, output);
+    String refusal = loop.refusal(request.promptTokens(), engineOutputTokens());
     if (refusal != null) {
       // Cannot happen for a request the parser admitted (the KV cache holds max_model_len), but
       // a request the engine could never run must not wait forever.
       failWith(400, refusal);
       return;
     }
-    SequenceSpec spec = pullsKv()
-        ? SequenceSpec.pulled(prompt, output,
-            TimingModel.millisToNanos(engine.options.kvTransferMillisPerToken() * prompt))
-        : SequenceSpec.prefill(prompt, output);
-    if (request.remoteDecode()) {
-      // NixlConnector keeps a prefill's blocks until the decode reads them (or the lease ends).
-      spec = spec.leased(internalRequestId);
-    } else if (request.bootstrapPrefill()) {
-      // SGLang's prefill holds the KV until its decode has taken it: freed when the response ends.
-      spec = spec.leased("bootstrap-room-" + request.bootstrap().room() + "-" + internalRequestId);
-    }
     awaitingToken = true;
-    seat = new GpuSeat(loop, ctx, spec, producerNotice, this::tokenProduced);
+    seat = GpuSeat.join(loop, ctx, engine.options, request, engineOutputTokens(), internalRequestId, producerNotice,
+        this::tokenProduced);
   }
 
   /**

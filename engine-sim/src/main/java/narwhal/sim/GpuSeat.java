@@ -19,16 +19,36 @@ final class GpuSeat implements SequenceListener {
   private final Sequence sequence;
   private boolean closed;
 
-  /**
-   * Submits {@code spec}; {@code onToken} runs on the channel's event loop for each token produced
-   * until {@link #close}. {@code producer} (a decode leg's) is told once its KV has arrived, or once
-   * the response ends before that.
-   */
-  GpuSeat(StepLoop loop, ChannelHandlerContext ctx, SequenceSpec spec, ProducerNotice producer, Runnable onToken) {
+  private GpuSeat(StepLoop loop, ChannelHandlerContext ctx, SequenceSpec spec, ProducerNotice producer,
+      Runnable onToken) {
     this.producer = producer;
     this.onToken = onToken;
     // Callbacks run on this channel's event loop, after this constructor returns.
     this.sequence = loop.submit(spec, ctx.executor(), this);
+  }
+
+  /**
+   * Submits {@code request}'s sequence, {@code outputTokens} long; {@code onToken} runs on the
+   * channel's event loop for each token produced until {@link #close}. A decode leg's {@code
+   * producer} is told once its KV has arrived (or when the response ends before that). The caller
+   * has checked {@link StepLoop#refusal}.
+   */
+  static GpuSeat join(StepLoop loop, ChannelHandlerContext ctx, SimOptions options, SimRequest request,
+      int outputTokens, String internalRequestId, ProducerNotice producer, Runnable onToken) {
+    int prompt = request.promptTokens();
+    SequenceSpec spec = request.kvPull() || request.bootstrapDecode()
+        ? SequenceSpec.pulled(prompt, outputTokens,
+            TimingModel.millisToNanos(options.kvTransferMillisPerToken() * prompt))
+        : SequenceSpec.prefill(prompt, outputTokens);
+    if (request.remoteDecode()) {
+      // NixlConnector keeps a prefill's blocks until the decode reads them (or the lease ends),
+      // under the id its descriptor names.
+      spec = spec.leased(internalRequestId);
+    } else if (request.bootstrapPrefill()) {
+      // SGLang's prefill holds the KV until its decode has taken it: until its response ends.
+      spec = spec.leased("bootstrap-" + internalRequestId);
+    }
+    return new GpuSeat(loop, ctx, spec, producer, onToken);
   }
 
   @Override

@@ -3,14 +3,14 @@ package narwhal.sim;
 import java.util.Locale;
 
 /** How the simulator paces responses ({@code --timing}). */
-public enum TimingMode {
+enum TimingMode {
   /** Each response paces itself ({@link TimingModel}): the default, cheap and load-blind. */
   SIMPLE,
   /** One step loop per engine, as a GPU under load ({@link narwhal.sim.gpu.StepLoop}). */
   GPU;
 
   /** {@code simple} or {@code gpu}, any case. */
-  public static TimingMode parse(String text) {
+  static TimingMode parse(String text) {
     switch (text.trim().toLowerCase(Locale.ROOT)) {
       case "simple":
         return SIMPLE;
