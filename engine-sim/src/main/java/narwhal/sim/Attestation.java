@@ -74,12 +74,18 @@ public final class Attestation {
     return text;
   }
 
-  static ObjectNode body(SimOptions options) {
+  /**
+   * The document: schema, identity, {@code process_generation} (unique to this engine's start, so
+   * a router can bind what it measured to this process and notice a restart), then the attested
+   * fields.
+   */
+  static ObjectNode body(SimOptions options, String processGeneration) {
     ObjectNode doc = SimJson.object();
     doc.put("schema", SCHEMA);
     doc.put("schema_version", 1);
     doc.put("engine_id", options.engineId());
     doc.put("served_model", options.model());
+    doc.put("process_generation", processGeneration);
     for (Map.Entry<String, @Nullable Object> e : options.attestation().entrySet()) {
       doc.set(e.getKey(), SimJson.MAPPER.valueToTree(e.getValue()));
     }

@@ -13,6 +13,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import narwhal.sim.gpu.StepLoop;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -24,6 +25,15 @@ import org.jspecify.annotations.Nullable;
  * X-after=max_tokens} acts between the last token and {@code [DONE]}. A streaming chat response
  * sends its role chunk together with the first token, at time-to-first-token, as vLLM does. When
  * the channel stops being writable the machine parks until {@link #writabilityChanged()}.
+ *
+ * <p>What makes the next step due depends on the engine's timing mode. Simple: a timer per token
+ * ({@link TimingModel}). Gpu: the engine's step loop producing the token ({@link GpuSeat}); the
+ * engine keeps computing whatever the response does, so tokens produced while the response is
+ * held back (a silence fault, a client not reading) are counted and go out back to back once it
+ * may write again: a parked stream keeps its batch slot and KV and never stalls the other
+ * sequences. {@code silence-first=MS} makes the engine see the request MS late. Exactly one thing
+ * drives the next step at a time: a timer, the step loop's next token, a queued step (a token
+ * already produced), writability, or the SGLang rendezvous.
  *
  * <p>Confined to the channel's event loop.
  */
@@ -60,6 +70,18 @@ final class Generation {
   private @Nullable PeriodicWrite comments;
   /** SGLang-style requests only: the bootstrap room this leg meets the other leg in. */
   private final @Nullable RendezvousWait rendezvous;
+  /** Gpu timing mode: the engine's step loop paces the tokens. */
+  private final @Nullable StepLoop gpu;
+  /** Gpu timing mode: this response's sequence in the step loop, once it joined. */
+  private @Nullable GpuSeat seat;
+  /** Gpu timing mode: tokens the step loop has produced for this response so far. */
+  private int produced;
+  /** Gpu timing mode: the next step waits for the step loop's next token. */
+  private boolean awaitingToken;
+  /** A prefill's descriptor went out: its KV stays leased on this engine for the decode to pull. */
+  private boolean kvHandedOver;
+  /** A decode leg's notice to a gpu-mode producer that its leased KV may go. */
+  private final ProducerNotice producerNotice;
 
   Generation(ChannelHandlerContext ctx, SimulatedEngineState engine, SimRequest request, RequestFaults faults,
       boolean keepAlive, ResponseCompletion completion) {
@@ -82,6 +104,8 @@ final class Generation {
     this.rendezvous = request.bootstrapPrefill() || request.bootstrapDecode()
         ? new RendezvousWait(ctx, engine, request.bootstrap())
         : null;
+    this.gpu = engine.gpu;
+    this.producerNotice = new ProducerNotice(ctx.channel().eventLoop(), request.producer());
   }
 
   void start() {
@@ -110,9 +134,55 @@ final class Generation {
     if (faults.silenceFirstMillis == FaultSpec.FOREVER) {
       return; // Silent until the client gives up.
     }
+    if (gpu != null) {
+      if (faults.silenceFirstMillis > 0) {
+        stepTimer = ctx.executor().schedule(() -> joinBatch(gpu), faults.silenceFirstMillis, TimeUnit.MILLISECONDS);
+      } else {
+        joinBatch(gpu);
+      }
+      return;
+    }
     long firstToken = TimingModel.firstTokenDelayNanos(
-        engine.options, request.promptTokens(), request.kvPull() || request.bootstrapDecode());
+        engine.options, request.promptTokens(), pullsKv());
     scheduleStep(firstToken + TimeUnit.MILLISECONDS.toNanos(faults.silenceFirstMillis));
+  }
+
+  private boolean pullsKv() {
+    return request.kvPull() || request.bootstrapDecode();
+  }
+
+  /** Gpu timing mode: the response's sequence joins the engine's step loop; its tokens drive the steps. */
+  private void joinBatch(StepLoop loop) {
+    stepTimer = null;
+    String refusal = loop.refusal(request.promptTokens(), engineOutputTokens());
+    if (refusal != null) {
+      // Cannot happen for a request the parser admitted (the KV cache holds max_model_len), but
+      // a request the engine could never run must not wait forever.
+      failWith(400, refusal);
+      return;
+    }
+    awaitingToken = true;
+    seat = GpuSeat.join(loop, ctx, engine.options, request, engineOutputTokens(), internalRequestId, producerNotice,
+        this::tokenProduced);
+  }
+
+  /**
+   * Tokens the engine generates for this response: the length cap, or fewer when an {@code
+   * eos-after} fault ends it early (at least one: an EOS is a token too).
+   */
+  private int engineOutputTokens() {
+    if (faults.eosAfter >= 0) {
+      return Math.max(1, Math.min(faults.eosAfter, request.maxTokens()));
+    }
+    return request.maxTokens();
+  }
+
+  private void tokenProduced() {
+    produced++;
+    if (awaitingToken && !ended) {
+      awaitingToken = false;
+      step();
+    }
   }
 
   private RendezvousWait rendezvous() {
@@ -144,6 +214,10 @@ final class Generation {
       return;
     }
     stopComments(); // Any silence is over; a new one (silence-after) starts its own.
+    if (gpu != null && finishReason == null && produced <= emitted) {
+      awaitingToken = true; // the step loop has not produced the next token yet
+      return;
+    }
     if (request.stream() && !ctx.channel().isWritable()) {
       // Backpressure: produce nothing more until the client drains what it has.
       awaitingWritability = true;
@@ -165,11 +239,20 @@ final class Generation {
       finish();
       return;
     }
+    if (emitted == 0) {
+      producerNotice.send(); // simple mode: the KV is here by the first token (gpu mode told it already)
+    }
     emitToken();
     if (finishReason != null) {
       step(); // Faults due after the last token, then the end of the response.
-    } else {
+    } else if (gpu == null) {
       scheduleStep(TimingModel.interTokenNanos(engine.options, engine.stats.activeStreams()));
+    } else if (produced > emitted) {
+      // Produced while the response was held back: out next, one task per token so that a long
+      // backlog neither deepens the stack nor skips the writability check.
+      ctx.executor().execute(this::step);
+    } else {
+      awaitingToken = true;
     }
   }
 
@@ -243,8 +326,9 @@ final class Generation {
     // NixlConnector returns a descriptor only for a prefill that stopped at its length cap.
     ObjectNode kvParams = request.remoteDecode() && "length".equals(finishReason)
         ? KvTransfer.prefillDescriptor(engine.options, internalRequestId, request.promptTokens(), engine::nextBlockId,
-            faults.kvFault, faults.kvExtraFields)
+            faults.kvFault, faults.kvExtraFields, engine.kvReleaseUrl())
         : null;
+    kvHandedOver = kvParams != null;
     if (request.remoteDecode()) {
       engine.prefillResponses.add(PrefillResponse.sent(request.idBase(), responseId, kvParams));
     }
@@ -380,6 +464,7 @@ final class Generation {
     }
     ended = true;
     awaitingWritability = false;
+    awaitingToken = false;
     if (stepTimer != null) {
       stepTimer.cancel(false);
       stepTimer = null;
@@ -389,6 +474,10 @@ final class Generation {
     if (rendezvous != null) {
       rendezvous.release(request.bootstrapPrefill(), cancelledByClient);
     }
+    if (seat != null) {
+      seat.close(kvHandedOver);
+    }
+    producerNotice.send(); // a decode that ends before its KV arrived still lets the producer free it
     engine.stats.responseEnded(request.stream(), kvBlocks, cancelledByClient, reason);
     return true;
   }

@@ -17,6 +17,11 @@ final class KvTransfer {
   static final int BLOCK_SIZE = 16;
   /** Not sent by NixlConnector; a descriptor from another connector may name itself here. */
   static final String CONNECTOR = "kv_connector";
+  /**
+   * Gpu timing mode only, not NixlConnector's: where the decode tells this producer it pulled the
+   * KV, so the producer frees it (NIXL sends that notification over its side channel).
+   */
+  static final String RELEASE_URL = "narwhal_sim_release_url";
 
   private KvTransfer() {}
 
@@ -66,9 +71,26 @@ final class KvTransfer {
   }
 
   /**
+   * A usable pull's producer, when its descriptor says where to report the pull (a gpu-mode
+   * simulator made it); null otherwise.
+   */
+  static @Nullable ProducerKv producerOf(@Nullable JsonNode params) {
+    if (params == null || !params.isObject()) {
+      return null;
+    }
+    JsonNode url = params.get(RELEASE_URL);
+    JsonNode id = params.get("remote_request_id");
+    if (url == null || !url.isTextual() || !url.textValue().startsWith("http://") || id == null || !id.isTextual()) {
+      return null;
+    }
+    return new ProducerKv(url.textValue(), id.textValue());
+  }
+
+  /**
    * The descriptor a finished prefill returns, spoiled as {@code fault} says (null for {@link
-   * KvFault#NONE}), then carrying the engine's extra fields and the request's, in that order (a
-   * later field replaces an earlier one of the same name, NixlConnector's own included).
+   * KvFault#NONE}), then carrying the engine's release URL (gpu timing mode), the engine's extra
+   * fields and the request's, in that order (a later field replaces an earlier one of the same
+   * name, NixlConnector's own included).
    */
   static @Nullable ObjectNode prefillDescriptor(
       SimOptions options,
@@ -76,7 +98,8 @@ final class KvTransfer {
       int promptTokens,
       IntSupplier nextBlockId,
       @Nullable KvFault fault,
-      Map<String, JsonNode> requestExtraFields) {
+      Map<String, JsonNode> requestExtraFields,
+      @Nullable String releaseUrl) {
     if (fault == KvFault.NONE) {
       return null;
     }
@@ -105,6 +128,9 @@ final class KvTransfer {
     params.put("remote_host", options.kvHost());
     params.put("remote_port", options.kvPort());
     params.put("tp_size", options.tpSize());
+    if (releaseUrl != null) {
+      params.put(RELEASE_URL, releaseUrl);
+    }
     options.kvExtraFields().forEach((name, value) -> params.set(name, value.deepCopy()));
     requestExtraFields.forEach((name, value) -> params.set(name, value.deepCopy()));
     return params;

@@ -49,7 +49,7 @@ final class RequestParser {
           // SGLang's prefill server stops after the prompt's first token.
           prefill ? 1 : maxTokens,
           prompt.key(), prompt.tokens(), directives(prompt), false, false,
-          idBase(body, requestIdHeader), bootstrap, prefill);
+          idBase(body, requestIdHeader), bootstrap, prefill, null);
     }
 
     JsonNode kvParams = body.get("kv_transfer_params");
@@ -75,7 +75,8 @@ final class RequestParser {
         kvPull,
         idBase(body, requestIdHeader),
         null,
-        false);
+        false,
+        kvPull ? KvTransfer.producerOf(kvParams) : null);
   }
 
   private static List<FaultSpec> directives(Prompt prompt) {

@@ -25,6 +25,8 @@ import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import narwhal.sim.gpu.EngineLoad;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -89,7 +91,7 @@ public final class SimEngine implements AutoCloseable {
   }
 
   private static SimEngine bind(SimOptions options, EventLoopGroup group, boolean ownsGroup) {
-    SimulatedEngineState state = new SimulatedEngineState(requireNonNull(options, "options"));
+    SimulatedEngineState state = new SimulatedEngineState(requireNonNull(options, "options"), group.next());
     ChannelGroup channels = new DefaultChannelGroup("narwhal-sim", GlobalEventExecutor.INSTANCE);
     AtomicBoolean frozen = new AtomicBoolean();
     ServerBootstrap bootstrap =
@@ -138,9 +140,9 @@ public final class SimEngine implements AutoCloseable {
     }
     SimEngine engine = new SimEngine(state, group, ownsGroup, channels, port, frozen);
     log.info(
-        "narwhal-sim listening on {} (engine id {}, model {}, dialect {}, faults {})",
+        "narwhal-sim listening on {} (engine id {}, model {}, dialect {}, timing {}, faults {})",
         engine.baseUrl(), options.engineId(), options.model(), options.dialect().wireName(),
-        options.faults().specs());
+        options.gpuTiming() ? "gpu " + options.gpu() : "simple", options.faults().specs());
     return engine;
   }
 
@@ -175,6 +177,19 @@ public final class SimEngine implements AutoCloseable {
 
   public SimOptions options() {
     return state.options;
+  }
+
+  /**
+   * Unique to this engine's start (64 random bits in hex), reported as {@code process_generation}
+   * in the attestation document: a restarted engine reports another.
+   */
+  public String processGeneration() {
+    return state.processGeneration;
+  }
+
+  /** Gpu timing mode: the step loop's running, waiting, KV and preemption counts; null in the simple mode. */
+  public @Nullable EngineLoad gpuLoad() {
+    return state.gpu == null ? null : state.gpu.load();
   }
 
   /** Replaces the engine-level faults; every {@code count=K} starts afresh. */
@@ -280,6 +295,9 @@ public final class SimEngine implements AutoCloseable {
     boolean mayBlock = !calledFromEventLoop();
     resume(); // a frozen connection would hold its close back
     var closing = channels.close();
+    if (state.gpu != null) {
+      state.gpu.close(); // its lease timers would outlive the engine on a shared group
+    }
     if (mayBlock) {
       closing.awaitUninterruptibly(10, TimeUnit.SECONDS);
     }

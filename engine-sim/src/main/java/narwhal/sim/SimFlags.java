@@ -1,9 +1,13 @@
 package narwhal.sim;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import narwhal.sim.GpuProfileFile.Key;
+import narwhal.sim.gpu.GpuProfile;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
@@ -12,7 +16,10 @@ import picocli.CommandLine.TypeConversionException;
 /**
  * The simulator's command-line flags, as a picocli mixin ({@code narwhal sim}, {@link SimCli});
  * {@link #toOptions} turns them into {@link SimOptions}. The defaults are {@link
- * SimOptions#builder()}'s, read from it so help text and behaviour cannot drift apart.
+ * SimOptions#builder()}'s and {@link GpuProfile}'s, read from them so help text and behaviour
+ * cannot drift apart. Timing flags that are left out stay null, so that a {@code --gpu-profile}
+ * file's value counts only when the flag is absent, and a flag of the other timing mode is refused
+ * rather than ignored.
  */
 public final class SimFlags {
 
@@ -37,23 +44,75 @@ public final class SimFlags {
       description = "tokens when a request sets no limit (default ${DEFAULT-VALUE})")
   int maxTokens = DEFAULTS.defaultMaxTokens();
 
-  @Option(names = "--prefill-ms", paramLabel = "X", description = "fixed time to first token, ms (default ${DEFAULT-VALUE})")
-  double prefillMs = DEFAULTS.prefillBaseMillis();
+  @Option(names = "--timing", paramLabel = "MODE", converter = TimingValue.class, description = {
+      "simple: each response paces itself (prefill, itl and load-factor flags); gpu: one step loop per engine with"
+          + " continuous batching, chunked prefill and a finite KV cache (the gpu flags below); default simple"})
+  TimingMode timing = TimingMode.SIMPLE;
 
-  @Option(names = "--prefill-ms-per-token", paramLabel = "X",
-      description = "time to first token per prompt token, ms (default ${DEFAULT-VALUE})")
-  double prefillMsPerToken = DEFAULTS.prefillMillisPerToken();
+  @Option(names = {"--prefill-ms", "--prefill-base-ms"}, paramLabel = "X", description = {
+      "fixed prefill time of a prompt, ms (default " + SimOptions.DEFAULT_PREFILL_BASE_MILLIS + "; gpu "
+          + GpuProfile.DEFAULT_PREFILL_BASE_MILLIS + ")"})
+  @Nullable Double prefillMs;
 
-  @Option(names = "--kv-ms-per-token", paramLabel = "X",
-      description = "KV pull time per prompt token on decode, ms (default ${DEFAULT-VALUE})")
-  double kvMsPerToken = DEFAULTS.kvTransferMillisPerToken();
+  @Option(names = "--prefill-ms-per-token", paramLabel = "X", description = {
+      "prefill time per prompt token, ms (default " + SimOptions.DEFAULT_PREFILL_MILLIS_PER_TOKEN + "; gpu "
+          + GpuProfile.DEFAULT_PREFILL_MILLIS_PER_TOKEN + ")"})
+  @Nullable Double prefillMsPerToken;
 
-  @Option(names = "--itl-ms", paramLabel = "X", description = "inter-token time, ms (default ${DEFAULT-VALUE})")
-  double itlMs = DEFAULTS.interTokenMillis();
+  @Option(names = "--kv-ms-per-token", paramLabel = "X", description = {
+      "KV pull time per prompt token on decode, ms (default " + SimOptions.DEFAULT_KV_TRANSFER_MILLIS_PER_TOKEN + ")"})
+  @Nullable Double kvMsPerToken;
 
-  @Option(names = "--load-factor", paramLabel = "X",
-      description = "inter-token slowdown per active stream (default ${DEFAULT-VALUE})")
-  double loadFactor = DEFAULTS.loadFactor();
+  @Option(names = "--itl-ms", paramLabel = "X", description = {
+      "simple: inter-token time, ms (default " + SimOptions.DEFAULT_INTER_TOKEN_MILLIS + ")"})
+  @Nullable Double itlMs;
+
+  @Option(names = "--load-factor", paramLabel = "X", description = {
+      "simple: inter-token slowdown per active stream (default " + SimOptions.DEFAULT_LOAD_FACTOR + ")"})
+  @Nullable Double loadFactor;
+
+  @Option(names = "--gpu-profile", paramLabel = "FILE", description = {
+      "gpu: a JSON object of the gpu settings (and max_model_len, kv_ms_per_token) under the flags' names in"
+          + " snake_case, e.g. {\"decode_base_ms\": 8}; flags given override it"})
+  @Nullable Path gpuProfile;
+
+  @Option(names = "--step-token-budget", paramLabel = "N", description = {
+      "gpu: tokens one step computes at most, vLLM's max_num_batched_tokens (default "
+          + GpuProfile.DEFAULT_STEP_TOKEN_BUDGET + ")"})
+  @Nullable Integer stepTokenBudget;
+
+  @Option(names = "--max-num-seqs", paramLabel = "N", description = {
+      "gpu: sequences running at once at most (default " + GpuProfile.DEFAULT_MAX_NUM_SEQS + ")"})
+  @Nullable Integer maxNumSeqs;
+
+  @Option(names = "--prefill-ms-per-token-sq", paramLabel = "X", description = {
+      "gpu: prefill time of a chunk [s,e) per (e^2 - s^2), ms: attention's quadratic cost (default "
+          + GpuProfile.DEFAULT_PREFILL_MILLIS_PER_TOKEN_SQUARED + ")"})
+  @Nullable Double prefillMsPerTokenSq;
+
+  @Option(names = "--decode-base-ms", paramLabel = "X", description = {
+      "gpu: fixed time of a step that decodes, ms (default " + GpuProfile.DEFAULT_DECODE_BASE_MILLIS + ")"})
+  @Nullable Double decodeBaseMs;
+
+  @Option(names = "--decode-ms-per-resident-token", paramLabel = "X", description = {
+      "gpu: decode step time per context token of the decoding sequences, ms (default "
+          + GpuProfile.DEFAULT_DECODE_MILLIS_PER_RESIDENT_TOKEN + ")"})
+  @Nullable Double decodeMsPerResidentToken;
+
+  @Option(names = "--decode-ms-per-seq", paramLabel = "X", description = {
+      "gpu: decode step time per decoding sequence, ms (default " + GpuProfile.DEFAULT_DECODE_MILLIS_PER_SEQUENCE
+          + ")"})
+  @Nullable Double decodeMsPerSeq;
+
+  @Option(names = "--kv-capacity-tokens", paramLabel = "N", description = {
+      "gpu: KV cache size in tokens, at least --max-model-len (default " + GpuProfile.DEFAULT_KV_CAPACITY_TOKENS
+          + ")"})
+  @Nullable Integer kvCapacityTokens;
+
+  @Option(names = "--jitter", paramLabel = "X", description = {
+      "gpu: multiplicative noise on step durations, in [0, 1); seeded by --seed (default "
+          + GpuProfile.DEFAULT_JITTER + ")"})
+  @Nullable Double jitter;
 
   @Option(names = "--kv-host", paramLabel = "H", description = "remote_host in prefill descriptors (default ${DEFAULT-VALUE})")
   String kvHost = DEFAULTS.kvHost();
@@ -64,8 +123,9 @@ public final class SimFlags {
   @Option(names = "--tp-size", paramLabel = "N", description = "tp_size in prefill descriptors (default ${DEFAULT-VALUE})")
   int tpSize = DEFAULTS.tpSize();
 
-  @Option(names = "--max-model-len", paramLabel = "N", description = "context length (default ${DEFAULT-VALUE})")
-  int maxModelLen = DEFAULTS.maxModelLen();
+  @Option(names = "--max-model-len", paramLabel = "N",
+      description = "context length (default " + SimOptions.DEFAULT_MAX_MODEL_LEN + ")")
+  @Nullable Integer maxModelLen;
 
   @Option(names = "--io-threads", paramLabel = "N", description = "event loop threads (default ${DEFAULT-VALUE})")
   int ioThreads = DEFAULTS.ioThreads();
@@ -109,11 +169,15 @@ public final class SimFlags {
   /** The options these flags describe; throws {@link IllegalArgumentException} on an out-of-range value. */
   public SimOptions toOptions() {
     SimOptions.Builder b = SimOptions.builder().port(port).host(host).model(model).seed(seed)
-        .defaultMaxTokens(maxTokens).prefillBaseMillis(prefillMs).prefillMillisPerToken(prefillMsPerToken)
-        .kvTransferMillisPerToken(kvMsPerToken).interTokenMillis(itlMs).loadFactor(loadFactor).kvHost(kvHost)
-        .kvPort(kvPort).tpSize(tpSize).maxModelLen(maxModelLen).ioThreads(ioThreads).dialect(dialect)
+        .defaultMaxTokens(maxTokens).kvHost(kvHost)
+        .kvPort(kvPort).tpSize(tpSize).ioThreads(ioThreads).dialect(dialect)
         .bootstrapPort(bootstrapPort).kvWaitMillis(kvWaitMs).apiKey(apiKey).streamFraming(streamFraming)
         .faults(FaultPlan.of(faults));
+    if (timing == TimingMode.GPU) {
+      gpuTiming(b);
+    } else {
+      simpleTiming(b);
+    }
     if (engineId != null) {
       b.engineId(engineId);
     }
@@ -135,6 +199,65 @@ public final class SimFlags {
     }
   }
 
+  private void simpleTiming(SimOptions.Builder b) {
+    // A gpu setting in the simple mode would be silently ignored: say so instead.
+    rejectUnless(TimingMode.GPU, "--gpu-profile", gpuProfile);
+    rejectUnless(TimingMode.GPU, "--step-token-budget", stepTokenBudget);
+    rejectUnless(TimingMode.GPU, "--max-num-seqs", maxNumSeqs);
+    rejectUnless(TimingMode.GPU, "--prefill-ms-per-token-sq", prefillMsPerTokenSq);
+    rejectUnless(TimingMode.GPU, "--decode-base-ms", decodeBaseMs);
+    rejectUnless(TimingMode.GPU, "--decode-ms-per-resident-token", decodeMsPerResidentToken);
+    rejectUnless(TimingMode.GPU, "--decode-ms-per-seq", decodeMsPerSeq);
+    rejectUnless(TimingMode.GPU, "--kv-capacity-tokens", kvCapacityTokens);
+    rejectUnless(TimingMode.GPU, "--jitter", jitter);
+    b.prefillBaseMillis(prefillMs != null ? prefillMs : SimOptions.DEFAULT_PREFILL_BASE_MILLIS)
+        .prefillMillisPerToken(prefillMsPerToken != null ? prefillMsPerToken : SimOptions.DEFAULT_PREFILL_MILLIS_PER_TOKEN)
+        .interTokenMillis(itlMs != null ? itlMs : SimOptions.DEFAULT_INTER_TOKEN_MILLIS)
+        .loadFactor(loadFactor != null ? loadFactor : SimOptions.DEFAULT_LOAD_FACTOR)
+        .kvTransferMillisPerToken(
+            kvMsPerToken != null ? kvMsPerToken : SimOptions.DEFAULT_KV_TRANSFER_MILLIS_PER_TOKEN)
+        .maxModelLen(maxModelLen != null ? maxModelLen : SimOptions.DEFAULT_MAX_MODEL_LEN);
+  }
+
+  private void gpuTiming(SimOptions.Builder b) {
+    // The step loop decides the decode interval: a fixed one would be silently ignored.
+    rejectUnless(TimingMode.SIMPLE, "--itl-ms", itlMs);
+    rejectUnless(TimingMode.SIMPLE, "--load-factor", loadFactor);
+    GpuProfileFile file = gpuProfile != null ? GpuProfileFile.read(gpuProfile) : GpuProfileFile.none();
+    GpuProfile gpu;
+    try {
+      gpu = GpuProfile.builder()
+          .stepTokenBudget(file.pick(stepTokenBudget, Key.STEP_TOKEN_BUDGET, GpuProfile.DEFAULT_STEP_TOKEN_BUDGET))
+          .maxNumSeqs(file.pick(maxNumSeqs, Key.MAX_NUM_SEQS, GpuProfile.DEFAULT_MAX_NUM_SEQS))
+          .prefillBaseMillis(file.pick(prefillMs, Key.PREFILL_BASE_MS, GpuProfile.DEFAULT_PREFILL_BASE_MILLIS))
+          .prefillMillisPerToken(
+              file.pick(prefillMsPerToken, Key.PREFILL_MS_PER_TOKEN, GpuProfile.DEFAULT_PREFILL_MILLIS_PER_TOKEN))
+          .prefillMillisPerTokenSquared(file.pick(prefillMsPerTokenSq, Key.PREFILL_MS_PER_TOKEN_SQ,
+              GpuProfile.DEFAULT_PREFILL_MILLIS_PER_TOKEN_SQUARED))
+          .decodeBaseMillis(file.pick(decodeBaseMs, Key.DECODE_BASE_MS, GpuProfile.DEFAULT_DECODE_BASE_MILLIS))
+          .decodeMillisPerResidentToken(file.pick(decodeMsPerResidentToken, Key.DECODE_MS_PER_RESIDENT_TOKEN,
+              GpuProfile.DEFAULT_DECODE_MILLIS_PER_RESIDENT_TOKEN))
+          .decodeMillisPerSequence(
+              file.pick(decodeMsPerSeq, Key.DECODE_MS_PER_SEQ, GpuProfile.DEFAULT_DECODE_MILLIS_PER_SEQUENCE))
+          .kvCapacityTokens(file.pick(kvCapacityTokens, Key.KV_CAPACITY_TOKENS, GpuProfile.DEFAULT_KV_CAPACITY_TOKENS))
+          .jitter(file.pick(jitter, Key.JITTER, GpuProfile.DEFAULT_JITTER))
+          .build();
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("invalid options: " + e.getMessage(), e);
+    }
+    b.gpu(gpu)
+        .kvTransferMillisPerToken(
+            file.pick(kvMsPerToken, Key.KV_MS_PER_TOKEN, SimOptions.DEFAULT_KV_TRANSFER_MILLIS_PER_TOKEN))
+        .maxModelLen(file.pick(maxModelLen, Key.MAX_MODEL_LEN, SimOptions.DEFAULT_MAX_MODEL_LEN));
+  }
+
+  private void rejectUnless(TimingMode needed, String flag, @Nullable Object value) {
+    if (value != null) {
+      throw new IllegalArgumentException(flag + " applies to --timing " + needed.name().toLowerCase(Locale.ROOT)
+          + " only (this engine runs --timing " + timing.name().toLowerCase(Locale.ROOT) + ")");
+    }
+  }
+
   /**
    * A value parsed by the simulator's own parser: its {@link IllegalArgumentException} becomes
    * picocli's "Invalid value for option '--x': ..." with the parser's explanation.
@@ -149,6 +272,13 @@ public final class SimFlags {
       } catch (IllegalArgumentException e) {
         throw new TypeConversionException(e.getMessage());
       }
+    }
+  }
+
+  static final class TimingValue extends Checked<TimingMode> {
+    @Override
+    TimingMode parse(String text) {
+      return TimingMode.parse(text);
     }
   }
 

@@ -158,7 +158,7 @@ final class SimHttpHandler extends ChannelInboundHandlerAdapter {
         break;
       case "/metrics":
         if (requireMethod(ctx, method, HttpMethod.GET, keepAlive)) {
-          String text = MetricsText.render(engine.options, engine.stats);
+          String text = MetricsText.render(engine.options, engine.stats, engine.gpu == null ? null : engine.gpu.load());
           send(ctx, HttpResponses.text(ctx.alloc(), 200, MetricsText.CONTENT_TYPE, text), keepAlive);
         }
         break;
@@ -170,7 +170,7 @@ final class SimHttpHandler extends ChannelInboundHandlerAdapter {
       case Attestation.PATH:
         // The sidecar answers whatever the engine's health: attestation describes the build.
         if (requireMethod(ctx, method, HttpMethod.GET, keepAlive)) {
-          send(ctx, HttpResponses.json(ctx.alloc(), 200, Attestation.body(engine.options)), keepAlive);
+          send(ctx, HttpResponses.json(ctx.alloc(), 200, Attestation.body(engine.options, engine.processGeneration)), keepAlive);
         }
         break;
       case "/admin/faults":
@@ -178,6 +178,9 @@ final class SimHttpHandler extends ChannelInboundHandlerAdapter {
         break;
       case "/admin/framing":
         send(ctx, AdminEndpoints.framing(ctx.alloc(), engine, method, request), keepAlive);
+        break;
+      case KvReleaseEndpoint.PATH:
+        send(ctx, KvReleaseEndpoint.handle(ctx.alloc(), engine, method, request), keepAlive);
         break;
       case "/admin/stats":
         if (requireMethod(ctx, method, HttpMethod.GET, keepAlive)) {

@@ -7,15 +7,22 @@ import com.fasterxml.jackson.databind.node.NullNode;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
+import narwhal.sim.gpu.GpuProfile;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Configuration of one {@link SimEngine}: identity, timing model and faults.
  *
- * <p>Timing: the first token of a request arrives {@code prefillBaseMillis + prefillMillisPerToken
- * * promptTokens} after the request (or {@code kvTransferMillisPerToken * promptTokens} when the
- * request carries a usable NIXL descriptor), then one token every {@code interTokenMillis * (1 +
- * loadFactor * activeStreams)}.
+ * <p>Timing, simple mode (the default, {@code gpu} null): each response paces itself. Its first
+ * token arrives {@code prefillBaseMillis + prefillMillisPerToken * promptTokens} after the request
+ * (or {@code kvTransferMillisPerToken * promptTokens} when the request carries a usable NIXL
+ * descriptor), then one token every {@code interTokenMillis * (1 + loadFactor * activeStreams)}.
+ *
+ * <p>Timing, gpu mode ({@code gpu} set): the engine runs every response in one step loop with a
+ * finite KV cache, as a GPU under load would ({@link narwhal.sim.gpu.StepLoop}); the profile holds
+ * the cost model and {@code prefillBaseMillis}, {@code prefillMillisPerToken}, {@code
+ * interTokenMillis} and {@code loadFactor} are not used. A decode that pulls KV waits {@code
+ * kvTransferMillisPerToken * promptTokens} for it in both modes.
  *
  * @param host address to bind
  * @param port port to bind; 0 picks an ephemeral port
@@ -52,6 +59,9 @@ import org.jspecify.annotations.Nullable;
  *     none
  * @param streamFraming how streamed responses are framed at start ({@code POST /admin/framing} and
  *     {@link SimEngine#setStreamFraming} switch it at run time): chunked, or close-delimited
+ * @param gpu the gpu timing mode's profile, or null for the simple mode; its KV cache must hold
+ *     {@code maxModelLen} tokens (vLLM refuses to start otherwise), so any request the engine
+ *     accepts can run, alone at worst
  */
 public record SimOptions(
     String host,
@@ -79,7 +89,16 @@ public record SimOptions(
     long kvWaitMillis,
     Map<String, JsonNode> kvExtraFields,
     @Nullable String apiKey,
-    StreamFraming streamFraming) {
+    StreamFraming streamFraming,
+    @Nullable GpuProfile gpu) {
+
+  // Simple-mode defaults as constants, so flag help text (annotation strings) quotes them.
+  static final double DEFAULT_PREFILL_BASE_MILLIS = 2;
+  static final double DEFAULT_PREFILL_MILLIS_PER_TOKEN = 0.02;
+  static final double DEFAULT_KV_TRANSFER_MILLIS_PER_TOKEN = 0.005;
+  static final double DEFAULT_INTER_TOKEN_MILLIS = 5;
+  static final double DEFAULT_LOAD_FACTOR = 0;
+  static final int DEFAULT_MAX_MODEL_LEN = 32768;
 
   public SimOptions {
     requireNonNull(host, "host");
@@ -109,6 +128,15 @@ public record SimOptions(
     kvExtraFields = KvExtraFields.freeze(requireNonNull(kvExtraFields, "kvExtraFields"));
     check(apiKey == null || !apiKey.isEmpty(), "apiKey must not be empty (null for none)");
     requireNonNull(streamFraming, "streamFraming");
+    check(gpu == null || gpu.kvCapacityTokens() >= maxModelLen,
+        "the KV cache (kv_capacity_tokens " + (gpu == null ? 0 : gpu.kvCapacityTokens())
+            + ") must hold max_model_len (" + maxModelLen + ") tokens, as vLLM requires at start: lower max_model_len"
+            + " or raise kv_capacity_tokens");
+  }
+
+  /** Whether the engine runs in gpu timing mode (a step loop) rather than the simple one. */
+  public boolean gpuTiming() {
+    return gpu != null;
   }
 
   /** A builder holding the documented defaults and a fresh random engine id. */
@@ -144,7 +172,8 @@ public record SimOptions(
         .kvWaitMillis(kvWaitMillis)
         .kvExtraFields(kvExtraFields)
         .apiKey(apiKey)
-        .streamFraming(streamFraming);
+        .streamFraming(streamFraming)
+        .gpu(gpu);
   }
 
   private static void check(boolean condition, String message) {
@@ -168,13 +197,13 @@ public record SimOptions(
     private int kvPort = 5600;
     private int tpSize = 1;
     private int defaultMaxTokens = 16;
-    private double prefillBaseMillis = 2;
-    private double prefillMillisPerToken = 0.02;
-    private double kvTransferMillisPerToken = 0.005;
-    private double interTokenMillis = 5;
-    private double loadFactor;
+    private double prefillBaseMillis = DEFAULT_PREFILL_BASE_MILLIS;
+    private double prefillMillisPerToken = DEFAULT_PREFILL_MILLIS_PER_TOKEN;
+    private double kvTransferMillisPerToken = DEFAULT_KV_TRANSFER_MILLIS_PER_TOKEN;
+    private double interTokenMillis = DEFAULT_INTER_TOKEN_MILLIS;
+    private double loadFactor = DEFAULT_LOAD_FACTOR;
     private FaultPlan faults = FaultPlan.none();
-    private int maxModelLen = 32768;
+    private int maxModelLen = DEFAULT_MAX_MODEL_LEN;
     private int kvCacheBlocks = 2048;
     private int ioThreads = 1;
     private int maxRecordedRequests = 100_000;
@@ -186,6 +215,7 @@ public record SimOptions(
     private final Map<String, JsonNode> kvExtraFields = new LinkedHashMap<>();
     private @Nullable String apiKey;
     private StreamFraming streamFraming = StreamFraming.CHUNKED;
+    private @Nullable GpuProfile gpu;
 
     /** Marks a field {@link #withoutAttest} removed from the document. */
     private static final Object DROPPED = new Object();
@@ -272,6 +302,11 @@ public record SimOptions(
     public Builder apiKey(@Nullable String v) { apiKey = v; return this; }
     /** How streamed responses are framed (default {@link StreamFraming#CHUNKED}). */
     public Builder streamFraming(StreamFraming v) { streamFraming = v; return this; }
+    /**
+     * Gpu timing mode with this profile (e.g. {@code gpu(GpuProfile.defaults())}); null (the
+     * default) for the simple mode.
+     */
+    public Builder gpu(@Nullable GpuProfile v) { gpu = v; return this; }
     /** Builds the options; throws {@link IllegalArgumentException} on an out-of-range value. */
     public SimOptions build() {
       String id = engineId != null ? engineId : UUID.randomUUID().toString();
@@ -310,7 +345,8 @@ public record SimOptions(
           kvWaitMillis,
           kvExtraFields,
           apiKey,
-          streamFraming);
+          streamFraming,
+          gpu);
     }
   }
 }

@@ -19,6 +19,8 @@ import org.jspecify.annotations.Nullable;
  * @param idBase the base of the response id ({@code X-Request-Id}, {@code request_id} or random)
  * @param bootstrap SGLang mode: the rendezvous the request carries, or null
  * @param bootstrapPrefill SGLang mode: the rendezvous names this engine, so this is the prefill leg
+ * @param producer a usable pull's producer when its descriptor says where to report the pull, else
+ *     null
  */
 record SimRequest(
     GenerationEndpoint endpoint,
@@ -33,7 +35,8 @@ record SimRequest(
     boolean kvPull,
     String idBase,
     @Nullable BootstrapFields bootstrap,
-    boolean bootstrapPrefill) {
+    boolean bootstrapPrefill,
+    @Nullable ProducerKv producer) {
 
   RequestPhase phase() {
     return remoteDecode || bootstrapPrefill ? RequestPhase.PREFILL : RequestPhase.DECODE;

@@ -5,7 +5,9 @@
  *
  * <p>Entry points: {@link narwhal.sim.SimEngine#start(SimOptions)} in code, {@link
  * narwhal.sim.SimCli} on the command line. Faults come from a {@link narwhal.sim.FaultPlan} per
- * engine or from {@code [[sim:SPEC]]} directives inside a prompt.
+ * engine or from {@code [[sim:SPEC]]} directives inside a prompt. Responses are paced either by
+ * themselves ({@link narwhal.sim.TimingModel}, the default) or, in gpu timing mode, by the engine's
+ * step loop ({@link narwhal.sim.gpu}), which behaves like a GPU under load.
  */
 @NullMarked
 package narwhal.sim;

@@ -78,4 +78,21 @@ class AttestationTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("Invalid value for option '--attest' (KEY=VALUE): expected KEY=VALUE");
   }
+
+  @Test
+  void processGeneration_isStableWithinAProcessStart_andNewAfterARestart() {
+    String first;
+    int port;
+    try (SimEngine engine = SimEngine.start(SimOptions.builder().build())) {
+      first = SimHttp.json(SimHttp.get(engine, "/narwhal/attestation").body()).get("process_generation").asText();
+      String again = SimHttp.json(SimHttp.get(engine, "/narwhal/attestation").body()).get("process_generation").asText();
+      assertThat(first).matches("[0-9a-f]{16}").isEqualTo(again).isEqualTo(engine.processGeneration());
+      port = engine.port();
+    }
+    // The same engine restarted on the same port: another process, another generation.
+    try (SimEngine restarted = SimEngine.start(SimOptions.builder().port(port).build())) {
+      String after = SimHttp.json(SimHttp.get(restarted, "/narwhal/attestation").body()).get("process_generation").asText();
+      assertThat(after).matches("[0-9a-f]{16}").isNotEqualTo(first);
+    }
+  }
 }

@@ -19,15 +19,21 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+/** Every fault against an engine in the simple timing mode; {@link GpuFaultInjectionTest} runs them all in gpu mode. */
 class FaultInjectionTest {
   private static final String PREFILL_PARAMS =
       "\"kv_transfer_params\":{\"do_remote_decode\":true,\"do_remote_prefill\":false}";
 
-  private SimEngine engine;
+  SimEngine engine;
+
+  /** The engine every test runs against: about 1 ms to the first token, then a token every 2 ms. */
+  SimOptions options() {
+    return SimOptions.builder().prefillBaseMillis(1).interTokenMillis(2).build();
+  }
 
   @BeforeEach
   void start() {
-    engine = SimEngine.start(SimOptions.builder().prefillBaseMillis(1).interTokenMillis(2).build());
+    engine = SimEngine.start(options());
   }
 
   @AfterEach
