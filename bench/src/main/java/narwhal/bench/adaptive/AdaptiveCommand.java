@@ -69,8 +69,8 @@ public final class AdaptiveCommand implements Callable<Integer> {
   long seed = 7;
 
   @Option(names = "--sim-flags", paramLabel = "'...'",
-      description = "the engines' timing flags (narwhal sim --help) (default ${DEFAULT-VALUE})")
-  String simFlags = "--timing=gpu";
+      description = "the engines' gpu timing flags (narwhal sim --help) (default ${DEFAULT-VALUE})")
+  String simFlags = "--jitter=0.05 --kv-capacity-tokens=100000";
 
   @Option(names = "--profiles", paramLabel = "FILE", description = "use this profiles file instead of running narwhal profile")
   @Nullable Path profiles;
@@ -110,7 +110,7 @@ public final class AdaptiveCommand implements Callable<Integer> {
     Path dir = resultsDir();
     String java = ProcessHandle.current().info().command().orElse("java");
     String classpath = System.getProperty("java.class.path");
-    SimSettings sim = new SimSettings(MODEL, seed, 0, 0, 0.002, 10, words(simFlags));
+    SimSettings sim = SimSettings.gpu(MODEL, seed, words(simFlags));
     String routerOpts = RouterJvmOptions.choose(routerJavaOpts, repo).options();
     log("results in " + dir);
     Map<String, List<RunResult>> byTrace = new LinkedHashMap<>();
