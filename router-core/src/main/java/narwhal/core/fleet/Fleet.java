@@ -13,7 +13,8 @@ import org.jspecify.annotations.Nullable;
  * The engines the router places work on, and the placement rule.
  *
  * <p>Placement: among the engines able to run a phase, pick the one with the least resident work
- * (ties go to the lowest iid). Engines the breaker holds or ejects are never picked. Everything
+ * (ties go to the lowest iid), or, when the caller prices placement, the first by its ranking
+ * ({@code narwhal.core.placement}). Engines the breaker holds or ejects are never picked. Everything
  * else is a preference, tried in order, that never leaves a role empty: an engine the request has
  * not been told to avoid (it already failed the request, or produced the handoff of a decode that
  * failed) over one it has; for decode, then an engine other than the producer; and within each of
@@ -46,8 +47,17 @@ public final class Fleet {
    * no engine in placement can prefill.
    */
   public @Nullable EngineState pickPrefill(Set<String> avoid, long nowNanos) {
+    return pickPrefill(avoid, nowNanos, LEAST_LOADED);
+  }
+
+  /**
+   * As {@link #pickPrefill(Set, long)}, ranking the engines of each tier by {@code rank} instead of
+   * least resident work (priced placement: {@code narwhal.core.placement}); filters and
+   * preferences are the same.
+   */
+  public @Nullable EngineState pickPrefill(Set<String> avoid, long nowNanos, Comparator<EngineState> rank) {
     Predicate<EngineState> capable = e -> e.role().canPrefill() && e.inPlacement();
-    return pick(nowNanos, capable.and(e -> !avoid.contains(e.iid())), capable);
+    return pick(nowNanos, rank, capable.and(e -> !avoid.contains(e.iid())), capable);
   }
 
   /**
@@ -55,6 +65,12 @@ public final class Fleet {
    * then engines other than the producer; null only when no engine in placement can decode it.
    */
   public @Nullable EngineState pickDecode(String producerIid, Set<String> avoid, long nowNanos) {
+    return pickDecode(producerIid, avoid, nowNanos, LEAST_LOADED);
+  }
+
+  /** As {@link #pickDecode(String, Set, long)}, ranking each tier by {@code rank}. */
+  public @Nullable EngineState pickDecode(
+      String producerIid, Set<String> avoid, long nowNanos, Comparator<EngineState> rank) {
     EngineState producer = engines.get(producerIid);
     // A handoff only works between engines that speak the same dialect: not a preference.
     String dialect = producer == null ? null : producer.spec().dialect();
@@ -62,7 +78,7 @@ public final class Fleet {
         && (dialect == null || dialect.equals(e.spec().dialect()));
     Predicate<EngineState> notAvoided = e -> !avoid.contains(e.iid());
     Predicate<EngineState> notProducer = e -> !e.iid().equals(producerIid);
-    return pick(nowNanos, capable.and(notAvoided).and(notProducer), capable.and(notAvoided),
+    return pick(nowNanos, rank, capable.and(notAvoided).and(notProducer), capable.and(notAvoided),
         capable.and(notProducer), capable);
   }
 
@@ -122,12 +138,12 @@ public final class Fleet {
   }
 
   /**
-   * The least-loaded engine of the first non-empty tier, each tier a narrower preference than the
-   * next. Within a tier, quarantine holds an engine out only while another engine of the tier
-   * covers it (a quarantined engine the request has not failed beats one it has).
+   * The first engine by {@code rank} of the first non-empty tier, each tier a narrower preference
+   * than the next. Within a tier, quarantine holds an engine out only while another engine of the
+   * tier covers it (a quarantined engine the request has not failed beats one it has).
    */
   @SafeVarargs
-  private @Nullable EngineState pick(long nowNanos, Predicate<EngineState>... tiers) {
+  private @Nullable EngineState pick(long nowNanos, Comparator<EngineState> rank, Predicate<EngineState>... tiers) {
     for (Predicate<EngineState> tier : tiers) {
       EngineState healthy = null;
       EngineState any = null;
@@ -135,10 +151,10 @@ public final class Fleet {
         if (!tier.test(e)) {
           continue;
         }
-        if (any == null || LEAST_LOADED.compare(e, any) < 0) {
+        if (any == null || rank.compare(e, any) < 0) {
           any = e;
         }
-        if (!e.isQuarantined(nowNanos) && (healthy == null || LEAST_LOADED.compare(e, healthy) < 0)) {
+        if (!e.isQuarantined(nowNanos) && (healthy == null || rank.compare(e, healthy) < 0)) {
           healthy = e;
         }
       }
