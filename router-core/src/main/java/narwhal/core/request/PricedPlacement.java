@@ -54,6 +54,21 @@ final class PricedPlacement {
     return picked;
   }
 
+  /**
+   * The engine prefill placement would pick for a request not yet sized, by the same ranking and
+   * rules (its estimate standing in for its size), without counting anything against the request:
+   * the engine asked to count its prompt.
+   */
+  @Nullable EngineState countTarget(Set<String> avoid, long nowNanos, long estimatedTokens, double elapsedS) {
+    if (!cost.pricesPrefill(fleet)) {
+      return fleet.pickPrefill(avoid, nowNanos);
+    }
+    if (prefillRanking == null) {
+      prefillRanking = new PrefillRanking(cost);
+    }
+    return fleet.pickPrefill(avoid, nowNanos, prefillRanking.forRequest(estimatedTokens, elapsedS));
+  }
+
   /** The decode engine for {@code producerIid}'s handoff; null only when none in placement can decode it. */
   @Nullable EngineState decode(String producerIid, Set<String> avoid, long nowNanos, long kvTokens) {
     if (!cost.pricesDecode(fleet)) {

@@ -44,13 +44,15 @@ import org.jspecify.annotations.Nullable;
  * attempt are in {@link AttemptLegs}; a concurrent handoff's pair is a {@link
  * ConcurrentHandoffAttempt}.
  *
- * <p>Why one class of about 600 lines: it is the request's state machine. Every transition reads
+ * <p>Why one class of about 650 lines: it is the request's state machine. Every transition reads
  * and writes the same loop-confined state (the state, the attempt's engines, the deadline, the
  * retry credit) and every path must reach {@link #end} exactly once; split across classes, each
  * would need that state and the exactly-once rule would no longer be checkable in one place. What
  * is not a transition lives elsewhere: the legs and reservations ({@link AttemptLegs}), the
  * concurrent pair, the client relay ({@link ClientRelay}), the retry decision, the journal's
- * attempt entries ({@link AttemptFailures}) and the mapping of leg errors ({@link LegErrors}).
+ * attempt entries ({@link AttemptFailures}), the mapping of leg errors ({@link LegErrors}),
+ * sizing the prompt ({@link PromptSizing}), priced placement ({@link PricedPlacement}) and
+ * admission's price ({@code narwhal.core.admission.PredictiveAdmission}).
  */
 final class RequestLifecycle implements RequestHandle, DecodeListener {
 
@@ -198,7 +200,8 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
    * or estimated), then starts the first attempt with that size.
    */
   private void sizePrompt() {
-    EngineState target = rt.fleet().pickPrefill(avoided, loop.nanoTime());
+    long now = loop.nanoTime();
+    EngineState target = placement.countTarget(avoided, now, promptTokens, (now - arrivalNanos) / 1e9);
     if (target == null) {
       failNoEngine("prefill");
       return;
