@@ -1,6 +1,7 @@
 package narwhal.core.request;
 
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -650,7 +651,8 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
         .legs(trace.traceId(), legLog.entries(terminal))
         .inputSized(sized == null ? null : sized.wireName())
         .admissionPrice(admissionPrice == null ? null : admissionPrice.journalFields())
-        .unserved(placement.unserved())
+        // A refused request was priced but never placed: nothing of it ran unserved.
+        .unserved(terminal == Terminal.REFUSED ? List.of() : placement.unserved())
         .build();
   }
 

@@ -104,6 +104,8 @@ class RouterPredictiveAdmissionTest {
     assertThat((double) price(row).get("elapsed_s")).isZero();
     assertThat((double) price(row).get("price_s")).isCloseTo(3.9, within(1e-9));
     assertThat(counter(r, "narwhal_refused_total", "cause", "queue")).isEqualTo(1);
+    assertThat(row).as("refused, so never placed unserved").containsEntry("unserved", List.of());
+    assertThat(counter(r, "narwhal_unserved_total", "phase", "prefill")).isZero();
     assertThat(r.residentPrefill()).as("only the two holders").isEqualTo(2);
   }
 

@@ -1,8 +1,11 @@
 package narwhal.engines.vllm;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -73,18 +76,35 @@ final class VllmTokenize {
         Map.of("X-Request-Id", backendRequestId, "Content-Type", "application/json"), bytes);
   }
 
+  /**
+   * The answer's {@code count}. Read with the streaming parser and stopped as soon as it is found
+   * (vLLM writes it first): the {@code tokens} list after it is as long as the prompt, and
+   * building a tree of it on the event loop for every request would cost more than the count.
+   */
   static long count(String body) {
-    JsonNode answer;
-    try {
-      answer = Json.mapper().readTree(body);
+    try (JsonParser p = Json.mapper().getFactory().createParser(body)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        throw new IllegalArgumentException("the tokenize answer is not a JSON object");
+      }
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken value = p.nextToken();
+        if (!"count".equals(field)) {
+          p.skipChildren();
+          continue;
+        }
+        if (value != JsonToken.VALUE_NUMBER_INT || p.getNumberType() == JsonParser.NumberType.BIG_INTEGER
+            || p.getLongValue() < 0) {
+          throw new IllegalArgumentException("the tokenize answer's count is not a non-negative integer: "
+              + p.getText());
+        }
+        return p.getLongValue();
+      }
+      throw new IllegalArgumentException("the tokenize answer has no count");
     } catch (JsonProcessingException e) {
       throw new IllegalArgumentException("the tokenize answer is not JSON: " + e.getOriginalMessage());
+    } catch (IOException e) {
+      throw new IllegalArgumentException("the tokenize answer could not be read: " + e.getMessage());
     }
-    JsonNode count = answer == null ? null : answer.get("count");
-    if (count == null || !count.canConvertToLong() || !count.isIntegralNumber() || count.longValue() < 0) {
-      throw new IllegalArgumentException("the tokenize answer has no non-negative integer count: "
-          + (count == null ? "none" : count.toString()));
-    }
-    return count.longValue();
   }
 }
