@@ -6,7 +6,8 @@
 //
 // The config (written by OpenAiSdkConformanceTest) names two routers: `base_url`, a fleet with a
 // small serving.max_request_bytes and short engine timeouts, and `admission_base_url`, a fleet
-// with serving.max_connections = 1. It also carries each prompt with the text the simulator
+// with serving.max_connections = 1, and `priced_base_url`, a fleet with engine profiles and
+// predictive admission (100 ms of prefill per prompt word, slo.ttft_s 1 s). It also carries each prompt with the text the simulator
 // generates for it (SimEngine.expectedText on the Java side), so this script checks exact text.
 //
 // Runs the cases one after the other, prints one JSON line
@@ -26,6 +27,8 @@ if (!config) {
 const client = new OpenAI({baseURL: config.base_url + '/v1', apiKey: 'x', maxRetries: 0, timeout: 20_000});
 const admissionClient =
     new OpenAI({baseURL: config.admission_base_url + '/v1', apiKey: 'x', maxRetries: 0, timeout: 20_000});
+const pricedClient =
+    new OpenAI({baseURL: config.priced_base_url + '/v1', apiKey: 'x', maxRetries: 0, timeout: 20_000});
 const MODEL = config.model;
 const P = config.prompts;
 
@@ -115,6 +118,19 @@ async function sleep(ms) {
 }
 
 /** Polls the admission fleet's state until `n` requests hold a seat. */
+/** Waits until the priced fleet's prefill engine holds `n` prefills (its backlog is priced). */
+async function awaitPricedPrefills(n) {
+  const until = Date.now() + 10_000;
+  while (Date.now() < until) {
+    const state = await (await fetch(config.priced_base_url + '/narwhal/state')).json();
+    if (state.engines.filter((e) => e.role === 'prefill').every((e) => e.resident.prefill === n)) {
+      return;
+    }
+    await sleep(5);
+  }
+  throw new CheckFailed('the priced holder never reached its prefill engine');
+}
+
 async function awaitInFlight(n) {
   const until = Date.now() + 10_000;
   while (Date.now() < until) {
@@ -267,6 +283,23 @@ const cases = {
       message: /^429 router in-flight limit reached/});
     expectEqual(e.headers.get('retry-after'), '1', 'Retry-After header via error.headers');
     expectEqual((await holder).choices[0].text, p.text, 'the request holding the seat still completes');
+  },
+
+  async '429: a predictive refusal is a RateLimitError, with a priced Retry-After for the queue and none for the prompt'() {
+    const p = P.priced_holder;
+    const holder = pricedClient.completions.create(completionRequest(p));
+    holder.catch(() => {});
+    await awaitPricedPrefills(1);
+    // 0.4 s queued + 0.7 s of its own: over the 1 s budget, by less than a second.
+    const queued = await failure(() => pricedClient.completions.create(completionRequest(P.priced_queue)));
+    expectApiError(queued, OpenAI.RateLimitError, 429, {type: 'server_overloaded_error', code: null, param: null,
+      message: /^429 projected time to first token .* is over the TTFT budget of 1 s/});
+    expectEqual(queued.headers.get('retry-after'), '1', 'Retry-After header via error.headers');
+    const long = await failure(() => pricedClient.chat.completions.create(chatRequest(P.priced_prompt)));
+    expectApiError(long, OpenAI.RateLimitError, 429, {type: 'server_overloaded_error', code: null, param: null,
+      message: /^429 prompt too long for the latency target/});
+    expectEqual(long.headers.get('retry-after'), null, 'no Retry-After: waiting cannot help');
+    expectEqual((await holder).choices[0].text, p.text, 'the request holding the engine still completes');
   },
 
   async '502: an engine error before output is an InternalServerError'() {

@@ -173,6 +173,9 @@ final class SimHttpHandler extends ChannelInboundHandlerAdapter {
           send(ctx, HttpResponses.json(ctx.alloc(), 200, Attestation.body(engine.options, engine.processGeneration)), keepAlive);
         }
         break;
+      case TokenizeEndpoint.PATH:
+        send(ctx, TokenizeEndpoint.answer(ctx.alloc(), engine, method, request), keepAlive);
+        break;
       case "/admin/faults":
         send(ctx, AdminEndpoints.faults(ctx.alloc(), engine, method, request), keepAlive);
         break;

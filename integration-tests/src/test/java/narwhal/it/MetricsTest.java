@@ -61,7 +61,8 @@ class MetricsTest {
       try (RawHttp raw = new RawHttp(fleet.router.port())) {
         raw.sendHeaders("/v1/completions", SLOW_STREAM.length());
         raw.write(SLOW_STREAM);
-        until("the request to be in flight", () -> fleet.router.router().admission().inFlight() == 1);
+        // Waiting for its prefill, past counting its prompt: it reached the engines (router overhead).
+        until("the request to wait for its producer", () -> fleet.router.router().fleet().totalResidentPrefill() == 1);
       }
       until("the cancelled request to end", () -> fleet.router.router().admission().inFlight() == 0);
       List<JsonNode> rows = journal.awaitRequestRows(10);

@@ -9,6 +9,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import narwhal.config.SloConfig;
+import narwhal.core.fleet.EngineState;
+import narwhal.core.profile.DecodeModel;
+import narwhal.core.profile.EngineProfile;
+import narwhal.core.profile.PrefillModel;
 import narwhal.sim.SimEngine;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
@@ -42,6 +47,7 @@ class OpenAiSdkConformanceTest {
       "404: an unknown model is a NotFoundError",
       "413: a body over serving.max_request_bytes is an APIError with status 413",
       "429: the in-flight limit is a RateLimitError with Retry-After",
+      "429: a predictive refusal is a RateLimitError, with a priced Retry-After for the queue and none for the prompt",
       "502: an engine error before output is an InternalServerError",
       "502: streaming, the engine error comes back before the stream starts",
       "504: no first token in time is an InternalServerError",
@@ -67,6 +73,11 @@ class OpenAiSdkConformanceTest {
     p.put("chat_helper", new Prompt("sdk chat stream helper", 5));
     // Holds the admission fleet's only seat for a second: its prefill answers late.
     p.put("holder", new Prompt("sdk holder [[sim:delay-headers=1000,phase=prefill]]", 2));
+    // The priced fleet (100 ms of prefill per word, a 1 s budget): 4 words held 1.5 s, then 7
+    // words that fit alone but not behind it, then 12 words that fit nowhere.
+    p.put("priced_holder", new Prompt("sdk priced holder [[sim:delay-headers=1500,phase=prefill]]", 2));
+    p.put("priced_queue", new Prompt("sdk priced request of exactly seven words", 2));
+    p.put("priced_prompt", new Prompt("sdk priced prompt far too long for the budget of one second", 2));
     p.put("prefill_500", new Prompt("sdk failing prefill [[sim:status=500,phase=prefill]]", 4));
     p.put("first_token_silence", new Prompt("sdk silent decode [[sim:silence-first=forever,phase=decode]]", 4));
     p.put("mid_stream_error", new Prompt("sdk mid-stream error [[sim:error-after=2,code=500,phase=decode]]", 6, 2));
@@ -85,11 +96,18 @@ class OpenAiSdkConformanceTest {
             // Failure cases follow each other on one engine per role: the breaker must not eject it.
             .withRecovery(c.recovery().withEjectAfter(1000)), null);
         RoutedFleet admission = RoutedFleet.start(1, 1, RoutedFleet.fastEngines().build(),
-            c -> c.withServing(c.serving().withMaxConnections(1)), null)) {
-      run = sdk.run(Map.of("NARWHAL_SDK_CONFIG", config(fleet, admission).toString()), 40, "conformance.js");
+            c -> c.withServing(c.serving().withMaxConnections(1)), null);
+        RoutedFleet priced = RoutedFleet.start(1, 1, RoutedFleet.fastEngines().build(),
+            c -> c.withSlo(SloConfig.of(1.0, 0.5)), null)) {
+      for (EngineState e : priced.router.router().fleet().engines()) {
+        priced.router.router().profiles().put(new EngineProfile(e.iid(), null, new PrefillModel(0, 0.1, 0, 1, 4096),
+            new DecodeModel(0.001, 0, 0, 4096, 64), 0.01, 0.02));
+      }
+      run = sdk.run(Map.of("NARWHAL_SDK_CONFIG", config(fleet, admission, priced).toString()), 40, "conformance.js");
       try {
         fleet.assertReservationsReturnToZero();
         admission.assertReservationsReturnToZero();
+        priced.assertReservationsReturnToZero();
       } catch (AssertionError e) {
         leftovers = e;
       }
@@ -120,11 +138,12 @@ class OpenAiSdkConformanceTest {
     return tests;
   }
 
-  private static ObjectNode config(RoutedFleet fleet, RoutedFleet admission) {
+  private static ObjectNode config(RoutedFleet fleet, RoutedFleet admission, RoutedFleet priced) {
     ObjectMapper mapper = new ObjectMapper();
     ObjectNode config = mapper.createObjectNode()
         .put("base_url", "http://127.0.0.1:" + fleet.router.port())
         .put("admission_base_url", "http://127.0.0.1:" + admission.router.port())
+        .put("priced_base_url", "http://127.0.0.1:" + priced.router.port())
         .put("model", RoutedFleet.MODEL)
         .put("max_request_bytes", MAX_REQUEST_BYTES);
     ObjectNode prompts = config.putObject("prompts");

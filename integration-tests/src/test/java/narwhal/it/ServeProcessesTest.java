@@ -145,10 +145,17 @@ class ServeProcessesTest {
       assertThat(r.status()).as(serve.output()).isEqualTo(200);
       assertThat(r.endsWithDone()).isTrue();
       assertThat(r.text()).isEqualTo(SimEngine.expectedText(0, prompt, 6));
-      Poll.until("both legs recorded", () -> prefillTap.exchanges().size() == 1
-          && decodeTap.exchanges().size() == 1);
+      Poll.until("both legs recorded", () -> legs(prefillTap).size() == 1 && legs(decodeTap).size() == 1);
 
-      WireTap.Exchange prefill = prefillTap.exchanges().get(0);
+      // Before its prefill the router asked the producer to count the prompt (engine.tokenize).
+      WireTap.Exchange count = prefillTap.exchanges().get(0);
+      assertThat(count.path()).isEqualTo("/tokenize");
+      assertThat(count.body()).isEqualTo(json("{\"model\":\"narwhal-sim\",\"prompt\":\"" + prompt + "\"}"));
+      assertThat(count.status()).isEqualTo(200);
+      assertThat(count.responseJson().path("count").asInt()).isEqualTo(4);
+      assertThat(prefillTap.exchanges()).hasSize(2);
+      assertThat(decodeTap.exchanges()).as("the decode engine is never asked to count").hasSize(1);
+      WireTap.Exchange prefill = legs(prefillTap).get(0);
       assertThat(prefill.path()).isEqualTo("/v1/completions");
       assertThat(prefill.body().path("stream").asBoolean(true)).isFalse();
       assertThat(prefill.body().path("max_tokens").asInt()).isEqualTo(1);
@@ -162,7 +169,7 @@ class ServeProcessesTest {
       JsonNode producerParams = prefill.responseJson().get("kv_transfer_params");
       assertThat(producerParams.path("remote_engine_id").asText()).isEqualTo("engine-p0");
 
-      WireTap.Exchange decode = decodeTap.exchanges().get(0);
+      WireTap.Exchange decode = legs(decodeTap).get(0);
       assertThat(decode.path()).isEqualTo("/v1/completions");
       assertThat(decode.body().get("kv_transfer_params")).as("the producer's params, verbatim")
           .isEqualTo(producerParams);
@@ -175,6 +182,11 @@ class ServeProcessesTest {
       assertThat(decode.requestId()).isNotBlank().isNotEqualTo(prefill.requestId());
       assertThat(stats(decodeUrl).path("kv_pulls").asLong() - pullsBefore).isEqualTo(1);
     }
+  }
+
+  /** The inference legs a tap saw: its exchanges under {@code /v1/} (prompt counts left out). */
+  private static List<WireTap.Exchange> legs(WireTap tap) {
+    return tap.exchanges().stream().filter(e -> e.path().startsWith("/v1/")).toList();
   }
 
   private static ChildProcess serve(Path fleet, Path journal, String... more) {

@@ -98,6 +98,29 @@ public interface EngineDialect {
   }
 
   /**
+   * The request asking the engine how many tokens {@code request}'s prompt is, as the engine will
+   * see it (its tokenizer and, for chat, its chat template), or null when the engine family has no
+   * such route or cannot count this prompt's shape. The router then estimates the count from
+   * {@code engine.chars_per_token}. Optional: the default is null (no route). vLLM answers {@code
+   * POST /tokenize}. A token-id prompt never reaches this: the router counts it itself.
+   *
+   * @param backendRequestId the id the count carries ({@code X-Request-Id}), for the engine's logs
+   */
+  default @Nullable EngineHttpRequest tokenizeRequest(CompletionRequest request, String backendRequestId) {
+    return null;
+  }
+
+  /**
+   * The prompt's token count in a successful (HTTP 200) answer to {@link #tokenizeRequest}. Only
+   * called for dialects whose {@link #tokenizeRequest} sends something.
+   *
+   * @throws IllegalArgumentException when the body carries no count; the message says why
+   */
+  default long readTokenCount(String body) {
+    throw new UnsupportedOperationException(name() + " has no tokenize route");
+  }
+
+  /**
    * The request listing the models the engine serves. The default is the OpenAI-compatible
    * {@code GET /v1/models}, which vLLM and SGLang answer.
    */

@@ -7,8 +7,16 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import narwhal.config.EngineRole;
 import narwhal.config.EngineSpec;
+import narwhal.config.SloConfig;
 import narwhal.core.fleet.EngineState;
 import narwhal.core.fleet.Fleet;
+import narwhal.core.placement.DecodeRanking;
+import narwhal.core.placement.PlacementCost;
+import narwhal.core.placement.PrefillRanking;
+import narwhal.core.profile.DecodeModel;
+import narwhal.core.profile.EngineProfile;
+import narwhal.core.profile.PrefillModel;
+import narwhal.core.profile.ProfileBook;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -24,8 +32,10 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The placement decision made once per request attempt: least resident work among the capable
- * engines, decode avoiding the producer. Half the fleet prefills and half decodes, with uneven
- * resident work; one engine is excluded, as after a failed attempt.
+ * engines, decode avoiding the producer; and the same decision priced from every engine's profile
+ * ({@code *Priced}: the coverage check, then the ranking a request reuses across its attempts),
+ * as {@code PricedPlacement} makes it. Half the fleet prefills and half decodes, with uneven
+ * resident work and tokens; one engine is excluded, as after a failed attempt.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -41,6 +51,9 @@ public class PlacementBenchmark {
   private Fleet fleet;
   private Set<String> excluded;
   private String producer;
+  private PlacementCost cost;
+  private PrefillRanking prefillRanking;
+  private DecodeRanking decodeRanking;
 
   @Setup(Level.Trial)
   public void setUp() {
@@ -51,16 +64,26 @@ public class PlacementBenchmark {
     }
     fleet = new Fleet(specs);
     Random random = new Random(1);
+    // Tokens from their own generator, so the work per engine is what it was before they counted.
+    Random tokens = new Random(2);
     for (EngineState e : fleet.engines()) {
       int work = random.nextInt(32);
       for (int w = 0; w < work; w++) {
         if (e.spec().canPrefill()) {
-          e.reservePrefill(0);
+          e.reservePrefill(tokens.nextInt(4096));
         } else {
-          e.reserveDecode(0);
+          e.reserveDecode(tokens.nextInt(8192));
         }
       }
     }
+    ProfileBook book = ProfileBook.empty();
+    for (EngineState e : fleet.engines()) {
+      book.put(new EngineProfile(e.iid(), null, new PrefillModel(0.01, 1e-4, 1e-8, 1, 32_768),
+          new DecodeModel(0.01, 1e-6, 1e-4, 1_000_000, 256), 0.01, 0.02));
+    }
+    cost = new PlacementCost(book, SloConfig.of(2.0, 0.1));
+    prefillRanking = new PrefillRanking(cost);
+    decodeRanking = new DecodeRanking(cost);
     excluded = Set.of("e002");
     producer = "e000";
   }
@@ -73,5 +96,19 @@ public class PlacementBenchmark {
   @Benchmark
   public EngineState pickDecode() {
     return fleet.pickDecode(producer, excluded, 0L);
+  }
+
+  @Benchmark
+  public EngineState pickPrefillPriced() {
+    return cost.pricesPrefill(fleet)
+        ? fleet.pickPrefill(excluded, 0L, prefillRanking.forRequest(1000, 0.01))
+        : fleet.pickPrefill(excluded, 0L);
+  }
+
+  @Benchmark
+  public EngineState pickDecodePriced() {
+    return cost.pricesDecode(fleet)
+        ? fleet.pickDecode(producer, excluded, 0L, decodeRanking.forRequest(1200))
+        : fleet.pickDecode(producer, excluded, 0L);
   }
 }

@@ -5,7 +5,6 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Predicate;
 import narwhal.config.EngineSpec;
 import org.jspecify.annotations.Nullable;
 
@@ -13,7 +12,8 @@ import org.jspecify.annotations.Nullable;
  * The engines the router places work on, and the placement rule.
  *
  * <p>Placement: among the engines able to run a phase, pick the one with the least resident work
- * (ties go to the lowest iid). Engines the breaker holds or ejects are never picked. Everything
+ * (ties go to the lowest iid), or, when the caller prices placement, the first by its ranking
+ * ({@code narwhal.core.placement}). Engines the breaker holds or ejects are never picked. Everything
  * else is a preference, tried in order, that never leaves a role empty: an engine the request has
  * not been told to avoid (it already failed the request, or produced the handoff of a decode that
  * failed) over one it has; for decode, then an engine other than the producer; and within each of
@@ -25,12 +25,23 @@ public final class Fleet {
   private static final Comparator<EngineState> LEAST_LOADED =
       Comparator.comparingInt(EngineState::residentWork).thenComparing(EngineState::iid);
 
+  /** Tier requirement: an engine the request was not told to avoid. */
+  private static final int NOT_AVOIDED = 1;
+  /** Tier requirement: an engine other than the handoff's producer. */
+  private static final int NOT_PRODUCER = 2;
+  /** The tiers, narrowest preference first; the last (0) requires nothing beyond being capable. */
+  private static final int[] PREFILL_TIERS = {NOT_AVOIDED, 0};
+  private static final int[] DECODE_TIERS = {NOT_AVOIDED | NOT_PRODUCER, NOT_AVOIDED, NOT_PRODUCER, 0};
+
   private final Map<String, EngineState> engines = new LinkedHashMap<>();
+  /** The engines in fleet-file order, for placement's loops (no iterator per pick). */
+  private final EngineState[] ordered;
 
   public Fleet(Collection<EngineSpec> specs) {
     for (EngineSpec spec : specs) {
       engines.put(spec.iid(), new EngineState(spec));
     }
+    ordered = engines.values().toArray(EngineState[]::new);
   }
 
   public Collection<EngineState> engines() {
@@ -46,8 +57,16 @@ public final class Fleet {
    * no engine in placement can prefill.
    */
   public @Nullable EngineState pickPrefill(Set<String> avoid, long nowNanos) {
-    Predicate<EngineState> capable = e -> e.role().canPrefill() && e.inPlacement();
-    return pick(nowNanos, capable.and(e -> !avoid.contains(e.iid())), capable);
+    return pickPrefill(avoid, nowNanos, LEAST_LOADED);
+  }
+
+  /**
+   * As {@link #pickPrefill(Set, long)}, ranking the engines of each tier by {@code rank} instead of
+   * least resident work (priced placement: {@code narwhal.core.placement}); filters and
+   * preferences are the same.
+   */
+  public @Nullable EngineState pickPrefill(Set<String> avoid, long nowNanos, Comparator<EngineState> rank) {
+    return pick(nowNanos, rank, PREFILL_TIERS, true, avoid, null, null);
   }
 
   /**
@@ -55,15 +74,16 @@ public final class Fleet {
    * then engines other than the producer; null only when no engine in placement can decode it.
    */
   public @Nullable EngineState pickDecode(String producerIid, Set<String> avoid, long nowNanos) {
+    return pickDecode(producerIid, avoid, nowNanos, LEAST_LOADED);
+  }
+
+  /** As {@link #pickDecode(String, Set, long)}, ranking each tier by {@code rank}. */
+  public @Nullable EngineState pickDecode(
+      String producerIid, Set<String> avoid, long nowNanos, Comparator<EngineState> rank) {
     EngineState producer = engines.get(producerIid);
     // A handoff only works between engines that speak the same dialect: not a preference.
     String dialect = producer == null ? null : producer.spec().dialect();
-    Predicate<EngineState> capable = e -> e.role().canDecode() && e.inPlacement()
-        && (dialect == null || dialect.equals(e.spec().dialect()));
-    Predicate<EngineState> notAvoided = e -> !avoid.contains(e.iid());
-    Predicate<EngineState> notProducer = e -> !e.iid().equals(producerIid);
-    return pick(nowNanos, capable.and(notAvoided).and(notProducer), capable.and(notAvoided),
-        capable.and(notProducer), capable);
+    return pick(nowNanos, rank, DECODE_TIERS, false, avoid, producerIid, dialect);
   }
 
   /** True when some engine in placement can prefill and some engine in placement can decode. */
@@ -122,23 +142,26 @@ public final class Fleet {
   }
 
   /**
-   * The least-loaded engine of the first non-empty tier, each tier a narrower preference than the
-   * next. Within a tier, quarantine holds an engine out only while another engine of the tier
-   * covers it (a quarantined engine the request has not failed beats one it has).
+   * The first engine by {@code rank} of the first non-empty tier, each tier a narrower preference
+   * than the next. Within a tier, quarantine holds an engine out only while another engine of the
+   * tier covers it (a quarantined engine the request has not failed beats one it has). Allocates
+   * nothing: tiers are bit masks and the engines an array.
    */
-  @SafeVarargs
-  private @Nullable EngineState pick(long nowNanos, Predicate<EngineState>... tiers) {
-    for (Predicate<EngineState> tier : tiers) {
+  private @Nullable EngineState pick(long nowNanos, Comparator<EngineState> rank, int[] tiers, boolean prefill,
+      Set<String> avoid, @Nullable String producerIid, @Nullable String dialect) {
+    for (int tier : tiers) {
       EngineState healthy = null;
       EngineState any = null;
-      for (EngineState e : engines.values()) {
-        if (!tier.test(e)) {
+      for (EngineState e : ordered) {
+        if (!capable(e, prefill, dialect)
+            || ((tier & NOT_AVOIDED) != 0 && avoid.contains(e.iid()))
+            || ((tier & NOT_PRODUCER) != 0 && e.iid().equals(producerIid))) {
           continue;
         }
-        if (any == null || LEAST_LOADED.compare(e, any) < 0) {
+        if (any == null || rank.compare(e, any) < 0) {
           any = e;
         }
-        if (!e.isQuarantined(nowNanos) && (healthy == null || LEAST_LOADED.compare(e, healthy) < 0)) {
+        if (!e.isQuarantined(nowNanos) && (healthy == null || rank.compare(e, healthy) < 0)) {
           healthy = e;
         }
       }
@@ -147,5 +170,11 @@ public final class Fleet {
       }
     }
     return null;
+  }
+
+  /** In placement and able to run the phase now; for decode, of the producer's dialect when known. */
+  private static boolean capable(EngineState e, boolean prefill, @Nullable String dialect) {
+    return (prefill ? e.role().canPrefill() : e.role().canDecode()) && e.inPlacement()
+        && (prefill || dialect == null || dialect.equals(e.spec().dialect()));
   }
 }

@@ -13,6 +13,7 @@ import narwhal.spi.EngineDialects;
 import narwhal.spi.EngineHttpRequest;
 import narwhal.spi.HandoffStyle;
 import narwhal.spi.EngineTransport;
+import narwhal.spi.ExchangeOptions;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.KvHandoffDescriptor;
 import org.jspecify.annotations.Nullable;
@@ -97,6 +98,26 @@ public final class EngineClient {
         loop, listener);
     loop.runInLoop(leg::start);
     return leg;
+  }
+
+  /**
+   * Asks {@code engine} for the exact token count of {@code request}'s prompt through its
+   * dialect's tokenize route, bounded by {@code timeoutNanos}. Returns null, sending nothing, when
+   * the dialect cannot count this prompt (no route, or a prompt shape the route does not take).
+   * Otherwise the future completes on {@code loop} with the count, or exceptionally with a {@link
+   * PromptCountFailure}; cancelling it abandons the exchange. A count is not a leg: its failures
+   * are the caller's to fall back from and never reach the breaker.
+   */
+  public @Nullable CompletableFuture<Long> countPrompt(EngineSpec engine, CompletionRequest request,
+      long timeoutNanos, ExchangeOptions options, Scheduler loop, String backendRequestId) {
+    EngineDialect dialect = dialects.get(engine.dialect());
+    EngineHttpRequest http = dialect.tokenizeRequest(request, backendRequestId);
+    if (http == null) {
+      return null;
+    }
+    PromptCountLeg leg = new PromptCountLeg(transport, dialect, engine, http, timeoutNanos, options, loop);
+    loop.runInLoop(leg::start);
+    return leg.result();
   }
 
   /** How {@code producer}'s dialect moves the KV cache, which decides how a request's legs run. */

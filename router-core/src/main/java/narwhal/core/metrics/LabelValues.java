@@ -13,9 +13,16 @@ final class LabelValues {
   static final List<String> FAILED_REASONS = List.of("no_engine", "engine_unreachable", "engine_connection",
       "engine_timeout", "engine_overloaded", "engine_rejected", "engine_error", "engine_credentials",
       "invalid_response", "response_limit", "internal");
-  /** {@code narwhal_refused_total{cause}}: predictive admission's causes (none produced yet). */
+  /**
+   * {@code narwhal_refused_total{cause}}: predictive admission's causes (this router produces
+   * {@code queue} and {@code prompt}; the others are the reference's, kept at zero).
+   */
   static final List<String> REFUSED_CAUSES = List.of("queue", "prompt", "aggregate_unpriced", "slot_wait",
       "kv_capacity", "tpot");
+  /** {@code narwhal_unserved_total{phase}}: placements that took an engine projected to miss the SLO. */
+  static final List<String> UNSERVED_PHASES = List.of("prefill", "decode");
+  /** {@code narwhal_tokenize_fallbacks_total{cause}}: why a prompt was estimated rather than counted. */
+  static final List<String> TOKENIZE_FALLBACK_CAUSES = List.of("unsupported", "timeout", "error", "backoff");
   /** {@code narwhal_rejected_total{reason}}. */
   static final List<String> REJECTED_REASONS = List.of("inflight_limit", "not_ready");
   /** {@code narwhal_expired_total{reason}}. */

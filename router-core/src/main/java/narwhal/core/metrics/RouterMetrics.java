@@ -72,8 +72,15 @@ public final class RouterMetrics {
         "Requests rejected at admission (429 in-flight limit, 503 draining), by reason.");
     describe("narwhal_expired_total", MetricFamily.Type.COUNTER,
         "Requests that ran out of time (deadline, queue timeout, KV handoff bound), by reason.");
+    describe("narwhal_unserved_total", MetricFamily.Type.COUNTER,
+        "Requests placed on an engine projected to miss the SLO because no engine would meet it, by phase.");
+    describe("narwhal_tokenize_fallbacks_total", MetricFamily.Type.COUNTER,
+        "Prompts estimated from engine.chars_per_token because the engine's tokenize route could not count"
+            + " them: unsupported, timeout, error, backoff.");
     // Every documented label value at zero from the start (see LabelValues for why).
     LabelValues.REFUSED_CAUSES.forEach(c -> labelled("narwhal_refused_total", "cause", c));
+    LabelValues.UNSERVED_PHASES.forEach(p -> labelled("narwhal_unserved_total", "phase", p));
+    LabelValues.TOKENIZE_FALLBACK_CAUSES.forEach(c -> labelled("narwhal_tokenize_fallbacks_total", "cause", c));
     LabelValues.REJECTED_REASONS.forEach(r -> labelled("narwhal_rejected_total", "reason", r));
     LabelValues.EXPIRED_REASONS.forEach(r -> labelled("narwhal_expired_total", "reason", r));
     failedSeries(LabelValues.NO_ENGINE);
@@ -129,10 +136,22 @@ public final class RouterMetrics {
     if (o.attempts() > 1) {
       retries.inc(o.attempts() - 1L);
     }
+    if (o.unserved() != null) {
+      o.unserved().forEach(phase -> labelled("narwhal_unserved_total", "phase", phase).inc());
+    }
     observe(ttft, o.ttftNanos());
     observe(firstByte, o.firstByteNanos());
     observe(tpot, o.tpotNanos());
     observe(overhead, o.routerOverheadNanos());
+  }
+
+  /**
+   * A prompt the router meant to count exactly was estimated instead: {@code
+   * narwhal_tokenize_fallbacks_total{cause}} ({@code unsupported}, {@code timeout}, {@code error},
+   * {@code backoff}).
+   */
+  public void tokenizeFallback(String cause) {
+    labelled("narwhal_tokenize_fallbacks_total", "cause", cause).inc();
   }
 
   /**

@@ -18,8 +18,9 @@ import org.jspecify.annotations.Nullable;
  * @param arrivedEpochSeconds wall-clock arrival time
  * @param route {@code completions} or {@code chat}; null when the body was never understood
  * @param stream whether the client asked for a stream; null when unknown
- * @param inputLen prompt length in tokens: counted by the router (a token-id prompt), else the
- *     engine's {@code usage.prompt_tokens} when it reported one, else null
+ * @param inputLen prompt length in tokens: the router's exact count (a token-id prompt, or an
+ *     engine's tokenize route), else the engine's {@code usage.prompt_tokens} when it reported one,
+ *     else the router's estimate; null when the prompt was never sized
  * @param wantedLen the output limit the client asked for ({@code max_tokens} or {@code
  *     max_completion_tokens}), or null
  * @param outputLen tokens relayed to the client
@@ -52,6 +53,15 @@ import org.jspecify.annotations.Nullable;
  *     decode_iid, decode_backend_id, outcome}); the journal's {@code attempt_legs}
  * @param frontEnd the front-end that carried the request ({@code http}, {@code grpc}), or null when
  *     it came another way (a router used directly); the journal's {@code front_end}
+ * @param inputSized how the router sized the prompt it priced and reserved with: {@code exact} (a
+ *     token-id prompt, or an engine's tokenize route) or {@code estimated} ({@code
+ *     engine.chars_per_token}); null when it was never sized; the journal's {@code input_sized}
+ * @param admissionPrice predictive admission's price of the first attempt ({@code backlog_s,
+ *     own_prefill_s, elapsed_s, price_s}), or null when it was not priced; the journal's {@code
+ *     admission_price}
+ * @param unserved the phases ({@code prefill}, {@code decode}) a priced placement put on an engine
+ *     projected to miss the SLO because none would meet it; empty when every priced placement met
+ *     it, null when no placement was priced; the journal's {@code unserved}
  */
 public record RequestOutcome(
     String rid,
@@ -83,13 +93,17 @@ public record RequestOutcome(
     boolean poisoned,
     @Nullable String traceId,
     List<Map<String, Object>> attemptLegs,
-    @Nullable String frontEnd) {
+    @Nullable String frontEnd,
+    @Nullable String inputSized,
+    @Nullable Map<String, Object> admissionPrice,
+    @Nullable List<String> unserved) {
 
   public RequestOutcome {
     Objects.requireNonNull(rid, "rid");
     Objects.requireNonNull(terminal, "terminal");
     attemptFailures = List.copyOf(attemptFailures);
     attemptLegs = List.copyOf(attemptLegs);
+    unserved = unserved == null ? null : List.copyOf(unserved);
   }
 
   public static Builder builder(String rid, Terminal terminal) {
@@ -127,6 +141,7 @@ public record RequestOutcome(
     row.put("route", route);
     row.put("stream", stream);
     row.put("input_len", inputLen);
+    row.put("input_sized", inputSized);
     row.put("wanted_len", wantedLen);
     row.put("output_len", outputLen);
     row.put("ttft_s", seconds(ttftNanos));
@@ -136,6 +151,7 @@ public record RequestOutcome(
     row.put("prefill_iid", prefillIid);
     row.put("decode_iid", decodeIid);
     row.put("crossed", crossed());
+    row.put("unserved", unserved);
     row.put("terminal", terminal.wireName());
     row.put("reason", reason);
     row.put("status", status());
@@ -149,6 +165,7 @@ public record RequestOutcome(
     row.put("first_failed_iid", firstFailedIid);
     row.put("poisoned", poisoned);
     row.put("queue_wait_s", seconds(queueWaitNanos));
+    row.put("admission_price", admissionPrice);
     row.put("router_overhead_s", seconds(routerOverheadNanos));
     row.put("duration_s", durationNanos / 1e9);
     row.put("upstream_s", upstreamNanos / 1e9);
@@ -192,6 +209,9 @@ public record RequestOutcome(
     private @Nullable String traceId;
     private List<Map<String, Object>> attemptLegs = new ArrayList<>();
     private @Nullable String frontEnd;
+    private @Nullable String inputSized;
+    private @Nullable Map<String, Object> admissionPrice;
+    private @Nullable List<String> unserved;
 
     private Builder(String rid, Terminal terminal) {
       this.rid = rid;
@@ -287,12 +307,30 @@ public record RequestOutcome(
       return this;
     }
 
+    /** How the router sized the prompt ({@code exact}, {@code estimated}), or null. */
+    public Builder inputSized(@Nullable String v) {
+      inputSized = v;
+      return this;
+    }
+
+    /** Predictive admission's price of the first attempt, or null when it was not priced. */
+    public Builder admissionPrice(@Nullable Map<String, Object> v) {
+      admissionPrice = v;
+      return this;
+    }
+
+    /** The phases placed unserved, empty when all met the SLO, null when none was priced. */
+    public Builder unserved(@Nullable List<String> v) {
+      unserved = v;
+      return this;
+    }
+
     public RequestOutcome build() {
       return new RequestOutcome(rid, clientRid, arrivedEpochSeconds, route, stream, inputLen, wantedLen,
           outputLen, ttftNanos, firstByteNanos, tpotNanos, decodeTpotNanos, prefillIid, decodeIid, terminal,
           reason, error, attempts, decodeAttempts, attemptFailures, queueWaitNanos, routerOverheadNanos,
           durationNanos, upstreamNanos, cancelledPhase, firstFailedIid, poisoned,
-          traceId, attemptLegs, frontEnd);
+          traceId, attemptLegs, frontEnd, inputSized, admissionPrice, unserved);
     }
   }
 }

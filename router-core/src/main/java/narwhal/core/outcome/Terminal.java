@@ -12,8 +12,8 @@ import java.util.Locale;
  *       {@code engine_timeout}, {@code engine_overloaded}, {@code engine_rejected}, {@code
  *       engine_error}, {@code local_pool}, {@code invalid_response}, {@code response_limit},
  *       {@code internal}.
- *   <li>{@link #REFUSED}: predictive admission's causes ({@code queue}, {@code prompt}, ...); this
- *       router does not refuse predictively yet, so no request ends here today.
+ *   <li>{@link #REFUSED}: predictive admission's causes: {@code queue} (the prefill work queued
+ *       ahead makes it miss the TTFT budget) and {@code prompt} (its own prefill alone does).
  *   <li>{@link #REJECTED}: {@code inflight_limit}, {@code saturated}, {@code not_ready}.
  *   <li>{@link #EXPIRED}: {@code deadline}, {@code queue_timeout}, {@code handoff}.
  *   <li>{@link #INVALID}: the client's input was refused before admission (4xx); no reason.

@@ -1,6 +1,10 @@
 package narwhal.core.request;
 
 import narwhal.core.admission.AdmissionLimits;
+import narwhal.core.admission.AdmissionPrice;
+import narwhal.core.admission.PredictiveAdmission;
+import narwhal.core.admission.RefusalCause;
+import narwhal.core.journal.PlainDecimals;
 import narwhal.core.admission.Seat;
 import narwhal.api.RouterError;
 import narwhal.time.Durations;
@@ -23,6 +27,35 @@ final class AdmissionErrors {
           "engines are restarting as one wave (recovery.engine_restart_policy = whole_wave): admission is held "
               + "until every engine is back in placement; retry after the Retry-After delay").withRetryAfter(1);
     };
+  }
+
+  /**
+   * 429 {@code server_overloaded_error}: predictive admission priced the request over the TTFT
+   * budget. A {@link RefusalCause#QUEUE} refusal carries a {@code Retry-After} priced from the
+   * backlog ({@link AdmissionPrice#retryAfterSeconds}); a {@link RefusalCause#PROMPT} refusal none,
+   * since waiting cannot make its own prefill shorter.
+   */
+  static RouterError priced(AdmissionPrice price, RefusalCause cause, PredictiveAdmission admission, String iid,
+      long promptTokens) {
+    double budget = admission.budgetS();
+    String budgetText = "the TTFT budget of " + seconds(budget) + " (slo.ttft_s " + seconds(admission.ttftS())
+        + " x (1 + serving.admission_margin " + PlainDecimals.format(admission.margin()) + "))";
+    if (cause == RefusalCause.PROMPT) {
+      return RouterError.of(429, "server_overloaded_error", null,
+          "prompt too long for the latency target: prefilling its " + promptTokens + " tokens alone is projected to"
+              + " take " + seconds(price.ownPrefillS()) + " on engine " + iid + ", over " + budgetText
+              + "; waiting cannot help: shorten the prompt");
+    }
+    return RouterError.of(429, "server_overloaded_error", null,
+        "projected time to first token " + seconds(price.priceS()) + " is over " + budgetText + ": "
+            + seconds(price.elapsedS()) + " waited + " + seconds(price.backlogS()) + " of prefill work queued on engine "
+            + iid + " + " + seconds(price.ownPrefillS()) + " to prefill its " + promptTokens
+            + " prompt tokens; retry after the Retry-After delay")
+        .withRetryAfter(price.retryAfterSeconds(budget));
+  }
+
+  private static String seconds(double s) {
+    return Durations.describe(Math.round(s * 1e9));
   }
 
   /** 504 {@code queue_expired}: the wait for an admission seat ran out. */

@@ -8,6 +8,8 @@ import java.util.random.RandomGenerator;
 import narwhal.config.FleetConfig;
 import narwhal.core.admission.Admission;
 import narwhal.core.admission.AdmissionLimits;
+import narwhal.core.admission.PredictiveAdmission;
+import narwhal.core.placement.PlacementCost;
 import narwhal.core.admission.Seat;
 import narwhal.api.AdmissionTicket;
 import narwhal.api.ClientSink;
@@ -84,6 +86,8 @@ public final class DisaggregatedRouter implements CompletionService {
     metrics.watchAdmission(admission);
     metrics.watchRetryBudget(retryBudget);
     metrics.watchFleet(fleet);
+    ProfileBook profiles = ProfileBook.empty();
+    PlacementCost placementCost = new PlacementCost(profiles, config.slo());
     this.rt = new RouterRuntime(
         settings,
         fleet,
@@ -96,7 +100,10 @@ public final class DisaggregatedRouter implements CompletionService {
         admission,
         new OutcomeRecorder(telemetry.runId(), journal, metrics),
         tracing,
-        ProfileBook.empty());
+        profiles,
+        placementCost,
+        PredictiveAdmission.from(config, placementCost),
+        new PromptCountBackoff());
     this.frontEnd = null;
   }
 
@@ -109,6 +116,16 @@ public final class DisaggregatedRouter implements CompletionService {
   /** The engine profiles this router prices admission and placement with (empty until loaded). */
   public ProfileBook profiles() {
     return rt.profiles();
+  }
+
+  /** The projections placement and admission price with, over {@link #profiles()}. */
+  public PlacementCost placementCost() {
+    return rt.placementCost();
+  }
+
+  /** Predictive admission ({@code serving.admission}), e.g. to report unprofiled engines once profiles load. */
+  public PredictiveAdmission predictiveAdmission() {
+    return rt.predictive();
   }
 
   @Override

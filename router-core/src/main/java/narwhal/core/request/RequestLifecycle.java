@@ -1,6 +1,7 @@
 package narwhal.core.request;
 
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -8,8 +9,9 @@ import narwhal.api.ClientSink;
 import narwhal.api.RequestHandle;
 import narwhal.api.ResponseStart;
 import narwhal.api.RouterError;
+import narwhal.core.admission.AdmissionPrice;
+import narwhal.core.admission.RefusalCause;
 import narwhal.core.fleet.EngineState;
-import narwhal.core.profile.PromptSize;
 import narwhal.core.outcome.RequestOutcome;
 import narwhal.core.outcome.Terminal;
 import narwhal.core.trace.RequestTrace;
@@ -43,13 +45,15 @@ import org.jspecify.annotations.Nullable;
  * attempt are in {@link AttemptLegs}; a concurrent handoff's pair is a {@link
  * ConcurrentHandoffAttempt}.
  *
- * <p>Why one class of about 600 lines: it is the request's state machine. Every transition reads
+ * <p>Why one class of about 650 lines: it is the request's state machine. Every transition reads
  * and writes the same loop-confined state (the state, the attempt's engines, the deadline, the
  * retry credit) and every path must reach {@link #end} exactly once; split across classes, each
  * would need that state and the exactly-once rule would no longer be checkable in one place. What
  * is not a transition lives elsewhere: the legs and reservations ({@link AttemptLegs}), the
  * concurrent pair, the client relay ({@link ClientRelay}), the retry decision, the journal's
- * attempt entries ({@link AttemptFailures}) and the mapping of leg errors ({@link LegErrors}).
+ * attempt entries ({@link AttemptFailures}), the mapping of leg errors ({@link LegErrors}),
+ * sizing the prompt ({@link PromptSizing}), priced placement ({@link PricedPlacement}) and
+ * admission's price ({@code narwhal.core.admission.PredictiveAdmission}).
  */
 final class RequestLifecycle implements RequestHandle, DecodeListener {
 
@@ -63,8 +67,17 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   private final long deadlineNanos;
   /** What bounds the request, for the 504 message: "600 s (serving.request_timeout_s)". */
   private final String deadlineLimit;
-  /** The prompt's size in tokens as the router estimates it; what its reservations weigh. */
-  private final long promptTokens;
+  /**
+   * The prompt's size in tokens: the router's estimate until {@link #sizing} has counted it, then
+   * the exact count when it could; what admission prices and the reservations weigh.
+   */
+  private long promptTokens;
+  private final PromptSizing sizing;
+  private final PricedPlacement placement;
+  /** Predictive admission's price of the first attempt; null when unpriced (open, no profile). */
+  private @Nullable AdmissionPrice admissionPrice;
+  /** Set once the first attempt was priced: retries were admitted already and are never refused. */
+  private boolean admissionChecked;
 
   private RequestState state = RequestState.ADMITTED;
   private Timer deadlineTimer = Timer.NONE;
@@ -127,7 +140,9 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     this.deadlineLimit = clientFirst
         ? Durations.describe(Math.max(0, deadlineNanos - arrivalNanos)) + " (the client's deadline)"
         : Durations.describe(rt.settings().requestTimeoutNanos()) + " (serving.request_timeout_s)";
-    this.promptTokens = PromptSize.estimate(request, rt.settings().charsPerToken());
+    this.sizing = new PromptSizing(rt, request, loop, requestId);
+    this.promptTokens = sizing.estimate();
+    this.placement = new PricedPlacement(rt.fleet(), rt.placementCost());
     this.trace = rt.tracing().startRequest(requestId, rt.settings().model(), routeName(),
         request.getTraceparent(), request.getTracestate());
   }
@@ -178,7 +193,47 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
       return;
     }
     deadlineTimer = loop.schedule(this::onDeadline, remaining, TimeUnit.NANOSECONDS);
-    startAttempt();
+    sizePrompt();
+  }
+
+  /**
+   * Sizes the prompt ({@link PromptSizing}: counted by the engine placement would pick for prefill,
+   * or estimated), then starts the first attempt with that size.
+   */
+  private void sizePrompt() {
+    long now = loop.nanoTime();
+    EngineState target = placement.countTarget(avoided, now, promptTokens, (now - arrivalNanos) / 1e9);
+    if (target == null) {
+      failNoEngine("prefill");
+      return;
+    }
+    state = RequestState.SIZING;
+    sizing.size(target, () -> {
+      if (state == RequestState.SIZING) {
+        promptTokens = sizing.tokens();
+        startAttempt();
+      }
+    });
+  }
+
+  /**
+   * Predictive admission, before the first attempt's dispatch only (a retry was admitted already):
+   * prices the request on the producer placement chose and refuses it with 429 when the projected
+   * time to first token is over the budget. True when it refused (and the request has ended).
+   */
+  private boolean refusedOnPrice(long now) {
+    if (admissionChecked) {
+      return false;
+    }
+    admissionChecked = true;
+    admissionPrice = rt.predictive().price(producer, promptTokens, (now - arrivalNanos) / 1e9);
+    RefusalCause cause = admissionPrice == null ? null : admissionPrice.refusal(rt.predictive().budgetS());
+    if (cause == null) {
+      return false;
+    }
+    end(Terminal.REFUSED, cause.wireName(),
+        AdmissionErrors.priced(admissionPrice, cause, rt.predictive(), producer.iid(), promptTokens));
+    return true;
   }
 
   // ---- attempt: prefill placement -> prefill leg -> handoff -> decode placement -> decode leg ----
@@ -188,12 +243,16 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     state = RequestState.PREFILL_PLACEMENT;
     concurrent = null;
     // Picked into a local: when no engine is left, the row keeps naming the last attempt's pair.
-    EngineState picked = rt.fleet().pickPrefill(avoided, loop.nanoTime());
+    long now = loop.nanoTime();
+    EngineState picked = placement.prefill(avoided, now, promptTokens, (now - arrivalNanos) / 1e9);
     if (picked == null) {
       failNoEngine("prefill");
       return;
     }
     producer = picked;
+    if (refusedOnPrice(now)) {
+      return;
+    }
     if (rt.engines().handoffStyle(producer.spec()) == HandoffStyle.CONCURRENT) {
       startConcurrentAttempt();
       return;
@@ -235,7 +294,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
       return;
     }
     state = RequestState.DECODE_PLACEMENT;
-    EngineState picked = rt.fleet().pickDecode(producer.iid(), avoided, now);
+    EngineState picked = placement.decode(producer.iid(), avoided, now, kvTokens());
     if (picked == null) {
       failNoEngine("decode");
       return;
@@ -263,7 +322,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   private void startConcurrentAttempt() {
     long now = loop.nanoTime();
     state = RequestState.DECODE_PLACEMENT;
-    EngineState picked = rt.fleet().pickDecode(producer.iid(), avoided, now);
+    EngineState picked = placement.decode(producer.iid(), avoided, now, kvTokens());
     if (picked == null) {
       failNoEngine("decode");
       return;
@@ -514,6 +573,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     state = RequestState.DONE;
     deadlineTimer.cancel();
     backoffTimer.cancel();
+    sizing.cancel();
     if (retryCreditHeld) {
       retryCreditHeld = false;
       rt.retryBudget().refund();
@@ -565,8 +625,11 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   private RequestOutcome outcome(
       Terminal terminal, @Nullable String reason, @Nullable RouterError error, RequestState endedIn) {
     long now = loop.nanoTime();
-    Long inputLen = request.hasPrompt() && request.getPrompt().hasTokenIds()
-        ? Long.valueOf(request.getPrompt().getTokenIds().getIdsCount()) : enginePromptTokens;
+    PromptSizing.Sized sized = sizing.sized();
+    // The best count known: the router's exact one, else the engine's usage, else the estimate.
+    Long inputLen = sized == PromptSizing.Sized.EXACT ? Long.valueOf(promptTokens)
+        : enginePromptTokens != null ? enginePromptTokens
+        : sized != null ? Long.valueOf(promptTokens) : null;
     Long wantedLen = request.hasMaxCompletionTokens() ? Long.valueOf(request.getMaxCompletionTokens())
         : request.hasMaxTokens() ? Long.valueOf(request.getMaxTokens()) : null;
     return RequestOutcome.builder(requestId, terminal)
@@ -586,6 +649,10 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
             now - arrivalNanos, timeline.upstreamNanos())
         .cancelledPhase(terminal == Terminal.CANCELLED ? endedIn.cancelledPhase() : null)
         .legs(trace.traceId(), legLog.entries(terminal))
+        .inputSized(sized == null ? null : sized.wireName())
+        .admissionPrice(admissionPrice == null ? null : admissionPrice.journalFields())
+        // A refused request was priced but never placed: nothing of it ran unserved.
+        .unserved(terminal == Terminal.REFUSED ? List.of() : placement.unserved())
         .build();
   }
 

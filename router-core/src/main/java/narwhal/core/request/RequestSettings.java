@@ -12,6 +12,8 @@ import org.jspecify.annotations.Nullable;
  * @param handoffBoundNanos the oldest a KV handoff may be at decode dispatch (lease minus a sixth
  *     of it, from {@code engine_contract.kv_lease_duration_s}); 0 means unbounded
  * @param charsPerToken {@code engine.chars_per_token}, for prompt sizes no engine counted
+ * @param tokenize {@code engine.tokenize}: ask an engine's tokenize route for the exact prompt size
+ * @param tokenizeTimeoutNanos {@code engine.tokenize_timeout_s}: the longest that count may take
  */
 record RequestSettings(
     String model,
@@ -23,7 +25,9 @@ record RequestSettings(
     long retryCapNanos,
     long handoffBoundNanos,
     long quarantineNanos,
-    double charsPerToken) {
+    double charsPerToken,
+    boolean tokenize,
+    long tokenizeTimeoutNanos) {
 
   static RequestSettings from(FleetConfig config) {
     ExchangeOptions exchange = new ExchangeOptions(
@@ -44,7 +48,9 @@ record RequestSettings(
         seconds(config.serving().retryCapS()).toNanos(),
         bound,
         seconds(config.recovery().failureQuarantineS()).toNanos(),
-        config.engine().charsPerToken());
+        config.engine().charsPerToken(),
+        config.engine().tokenize(),
+        seconds(config.engine().tokenizeTimeoutS()).toNanos());
   }
 
   /**

@@ -6,6 +6,8 @@ package narwhal.core.request;
  */
 enum RequestState {
   ADMITTED,
+  /** Seated; its prompt is being counted before admission prices it. */
+  SIZING,
   PREFILL_PLACEMENT,
   PREFILL,
   HANDOFF,
@@ -21,6 +23,7 @@ enum RequestState {
   String cancelledPhase() {
     return switch (this) {
       case ADMITTED -> "queue";
+      case SIZING -> "admission";
       case RELAY -> "decode";
       default -> name().toLowerCase(java.util.Locale.ROOT);
     };

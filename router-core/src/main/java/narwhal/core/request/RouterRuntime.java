@@ -3,6 +3,8 @@ package narwhal.core.request;
 import narwhal.core.profile.ProfileBook;
 import java.time.Clock;
 import narwhal.core.admission.Admission;
+import narwhal.core.admission.PredictiveAdmission;
+import narwhal.core.placement.PlacementCost;
 import narwhal.core.fleet.Fleet;
 import narwhal.core.health.EngineHealthTracker;
 import narwhal.core.journal.Journal;
@@ -24,7 +26,10 @@ record RouterRuntime(
     Admission admission,
     OutcomeRecorder outcomes,
     Tracing tracing,
-    ProfileBook profiles) {
+    ProfileBook profiles,
+    PlacementCost placementCost,
+    PredictiveAdmission predictive,
+    PromptCountBackoff countBackoff) {
 
   /** Wall-clock arrival time: the wall clock now, less the time elapsed on the monotonic clock. */
   double arrivalEpochSeconds(long arrivalNanos, long nowNanos) {

@@ -40,6 +40,9 @@ class RouterMetricsSeriesTest {
       }
     }
     LabelValues.REFUSED_CAUSES.forEach(c -> assertThat(count("narwhal_refused_total", "cause", c)).isZero());
+    LabelValues.UNSERVED_PHASES.forEach(p -> assertThat(count("narwhal_unserved_total", "phase", p)).isZero());
+    LabelValues.TOKENIZE_FALLBACK_CAUSES.forEach(
+        c -> assertThat(count("narwhal_tokenize_fallbacks_total", "cause", c)).isZero());
     LabelValues.REJECTED_REASONS.forEach(r -> assertThat(count("narwhal_rejected_total", "reason", r)).isZero());
     LabelValues.EXPIRED_REASONS.forEach(r -> assertThat(count("narwhal_expired_total", "reason", r)).isZero());
     assertThat(count("narwhal_probes_total", "probe", "liveness", "outcome", "failed")).isZero();

@@ -32,7 +32,8 @@ class RouterJournalRowTest {
 
     assertThat(c.sink().log).endsWith("complete");
     Map<String, Object> row = r.row();
-    assertThat(row).containsEntry("input_len", 4L).containsEntry("wanted_len", 3L).containsEntry("output_len", 3)
+    assertThat(row).containsEntry("input_len", 4L).containsEntry("input_sized", "exact")
+        .containsEntry("wanted_len", 3L).containsEntry("output_len", 3)
         .containsEntry("decode_attempts", 1).containsEntry("queue_wait_s", null).containsEntry("cancelled_phase", null)
         .containsEntry("error", null).containsEntry("error_code", null);
     assertThat((double) row.get("ttft_s")).isCloseTo(0.1, within(1e-9));
@@ -70,8 +71,10 @@ class RouterJournalRowTest {
 
     assertThat(c.sink().log).endsWith("complete");
     Map<String, Object> row = r.row();
-    // The router did not count a text prompt: the engine's usage.prompt_tokens says it.
-    assertThat(row).containsEntry("input_len", 17L).containsEntry("front_end", null);
+    // The router only estimated a text prompt (the test dialect has no tokenize route): the
+    // engine's usage.prompt_tokens says it; input_sized says how the router priced it.
+    assertThat(row).containsEntry("input_len", 17L).containsEntry("input_sized", "estimated")
+        .containsEntry("front_end", null);
     assertThat(row.keySet()).filteredOn(k -> k.endsWith("_seconds")).isEmpty();
     assertThat(row).containsKeys("upstream_s", "duration_s", "queue_wait_s", "router_overhead_s");
   }
@@ -82,7 +85,10 @@ class RouterJournalRowTest {
     r.prefillOk(r.call(0));
     r.call(1).sse().event(OpenAiWire.completionToken("a")).event("[DONE]").end();
     assertThat(c.sink().log).endsWith("complete");
-    assertThat(r.row()).containsEntry("front_end", "grpc").containsEntry("input_len", null);
+    // No usage reported and no engine counted "hello": the row carries the router's estimate
+    // (5 characters at engine.chars_per_token 3.8, rounded up), and says so.
+    assertThat(r.row()).containsEntry("front_end", "grpc").containsEntry("input_len", 2L)
+        .containsEntry("input_sized", "estimated");
 
     r.journal.rows.clear();
     r.router.forFrontEnd(narwhal.api.FrontEnd.HTTP)

@@ -13,6 +13,7 @@ import io.netty.util.ResourceLeakDetector;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import narwhal.adapters.kit.ConformanceRig.Running;
@@ -548,6 +549,60 @@ public abstract class AdapterConformanceSuite {
 
     private void assertPassed(CheckResult r) {
       assertThat(r.passed()).as("%s", r).isTrue();
+    }
+  }
+
+  @Nested
+  @DisplayName("prompt counting (optional: a dialect may have no tokenize route)")
+  public class PromptCounting {
+
+    @Test
+    @DisplayName("a dialect with a tokenize route gets the engine's count, asked of the producer before the"
+        + " prefill leg, and the request is priced and journalled with it as exact")
+    void countedByTheEngine() throws Exception {
+      assumeTrue(dialect.tokenizeRequest(completion(true), "kit") != null,
+          dialect.name() + " has no tokenize route: prompts are estimated from engine.chars_per_token");
+      ConformanceRig b = bench();
+
+      long few = b.count(b.producer, KitRequests.completion(adapter.model(), "a few words", MAX_TOKENS, true));
+      long exact = b.count(b.producer, completion(true));
+      long twice = b.count(b.producer,
+          KitRequests.completion(adapter.model(), KitRequests.PROMPT + " " + KitRequests.PROMPT, MAX_TOKENS, true));
+      long chat = b.count(b.producer, KitRequests.chat(adapter.model(), KitRequests.PROMPT, MAX_TOKENS, true));
+      assertThat(few).isPositive().isLessThan(exact);
+      assertThat(twice).isGreaterThan(exact);
+      assertThat(chat).as("the chat template's tokens count too").isGreaterThanOrEqualTo(exact);
+
+      // How the request ends is the other groups' concern (a cold JVM's first request may even
+      // miss the kit's short first-token limit); its row says how its prompt was sized.
+      b.run(completion(true));
+      assertThat(journalRow(b)).containsEntry("input_sized", "exact").containsEntry("input_len", exact);
+      List<RecordedExchange> toProducer = b.transport.to(b.producer);
+      RecordedExchange lastCount = toProducer.stream().filter(e -> b.isCount(e.request())).reduce((x, y) -> y)
+          .orElseThrow();
+      assertThat(toProducer.indexOf(lastCount)).as("the request's count came before its prefill leg")
+          .isLessThan(toProducer.indexOf(b.legsTo(b.producer).get(0)));
+    }
+
+    @Test
+    @DisplayName("a dialect without one declines every prompt shape, and its requests are estimated")
+    void noTokenizeRoute() throws Exception {
+      assumeTrue(dialect.tokenizeRequest(completion(true), "kit") == null,
+          dialect.name() + " counts prompts with its engines");
+      assertThat(dialect.tokenizeRequest(KitRequests.chat(adapter.model(), KitRequests.PROMPT, MAX_TOKENS, true),
+          "kit")).isNull();
+      ConformanceRig b = bench();
+
+      b.run(completion(true));
+
+      assertThat(b.transport.to(b.producer)).as("nothing but legs").isEqualTo(b.legsTo(b.producer));
+      assertThat(journalRow(b)).containsEntry("input_sized", "estimated");
+    }
+
+    /** The one request's journal row, which is written just after its client hears the end. */
+    private Map<String, Object> journalRow(ConformanceRig b) {
+      Poll.until(adapter.timeouts().settle(), () -> !b.journal.rows().isEmpty(), () -> "the request's journal row");
+      return b.journal.rows().get(0);
     }
   }
 

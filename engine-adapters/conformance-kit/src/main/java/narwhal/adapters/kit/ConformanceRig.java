@@ -59,6 +59,7 @@ final class ConformanceRig implements AutoCloseable {
   final Fleet fleet;
   final DisaggregatedRouter router;
   final EngineChecks checks;
+  private final EngineClient client;
   private final EngineTransport shared;
   private final EventLoopScheduler loop;
   private boolean closed;
@@ -77,7 +78,7 @@ final class ConformanceRig implements AutoCloseable {
     this.config = configTweak.apply(fleetConfig(adapter, producer, consumer));
     this.transport = new RecordingTransport(shared);
     EngineDialects dialects = EngineDialects.of(dialect);
-    EngineClient client = new EngineClient(transport, dialects);
+    this.client = new EngineClient(transport, dialects);
     this.fleet = new Fleet(config.engines());
     this.router = new DisaggregatedRouter(config, fleet, client, journal, Clock.systemUTC(),
         new SplittableRandom(8), health);
@@ -175,13 +176,38 @@ final class ConformanceRig implements AutoCloseable {
 
   // ---- what the engines were sent ----
 
-  /** The inference legs sent to {@code engine} (health and model-list requests left out). */
+  /** The inference legs sent to {@code engine} (health, model-list and prompt-count requests left out). */
   List<RecordedExchange> legsTo(EngineSpec engine) {
     EngineHttpRequest health = dialect.healthRequest();
     EngineHttpRequest models = dialect.modelsRequest();
     return transport.to(engine).stream()
-        .filter(e -> !same(e.request(), health) && !same(e.request(), models))
+        .filter(e -> !same(e.request(), health) && !same(e.request(), models) && !isCount(e.request()))
         .toList();
+  }
+
+  /** True when {@code request} is the dialect's prompt count (its tokenize route), not a leg. */
+  boolean isCount(EngineHttpRequest request) {
+    for (CompletionRequest shape : List.of(
+        KitRequests.completion(adapter.model(), KitRequests.PROMPT, 1, false),
+        KitRequests.chat(adapter.model(), KitRequests.PROMPT, 1, false))) {
+      EngineHttpRequest count = dialect.tokenizeRequest(shape, "kit-count");
+      if (count != null && same(request, count)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** {@code engine}'s exact count of {@code request}'s prompt through the dialect's tokenize route. */
+  long count(EngineSpec engine, CompletionRequest request) {
+    CompletableFuture<Long> count = onLoop(() -> client.countPrompt(engine, request,
+        timeouts.settle().toNanos(), narwhal.spi.ExchangeOptions.defaults(), loop, "kit-count"));
+    assertThat(count).as("%s counts this prompt", dialect.name()).isNotNull();
+    try {
+      return count.get(timeouts.settle().toMillis(), TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      throw new AssertionError("the prompt count did not succeed: " + e, e);
+    }
   }
 
   private static boolean same(EngineHttpRequest a, EngineHttpRequest b) {

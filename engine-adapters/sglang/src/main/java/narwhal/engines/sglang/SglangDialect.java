@@ -96,6 +96,16 @@ public final class SglangDialect implements EngineDialect {
     return new OpenAiStreamDecoder(route);
   }
 
+  /**
+   * None: the router does not ask SGLang engines to count prompts and estimates them from {@code
+   * engine.chars_per_token}. SGLang's OpenAI-compatible server has no vLLM-style {@code /tokenize}
+   * (some releases add a native one of another shape; counting with it is not implemented).
+   */
+  @Override
+  public @Nullable EngineHttpRequest tokenizeRequest(CompletionRequest request, String backendRequestId) {
+    return null;
+  }
+
   /** SGLang answers {@code {"object":"error","message":..}}; proxies in front may use OpenAI's. */
   @Override
   public String errorMessage(String body) {

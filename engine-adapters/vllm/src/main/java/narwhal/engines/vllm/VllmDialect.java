@@ -29,6 +29,8 @@ import org.jspecify.annotations.Nullable;
  *       kv_transfer_params} asking for a remote decode. The token it generates is discarded.
  *   <li>Decode: the client's body (prompt or messages, output limit, sampling settings, stream
  *       settings) plus the producer's {@code kv_transfer_params} verbatim.
+ *   <li>Prompt counting: {@code POST /tokenize} with the prompt or the messages (and the client's
+ *       chat-template fields); the answer's {@code count} is the exact prompt length.
  *   <li>Each leg carries its own backend request id as {@code X-Request-Id} (the router derives it
  *       from its rid: {@code <rid>-p1}, {@code <rid>-d1}; vLLM builds its internal request id from
  *       it), and the router adds {@code traceparent}/{@code tracestate}.
@@ -114,6 +116,17 @@ public final class VllmDialect implements EngineDialect {
   @Override
   public EngineHttpRequest healthRequest() {
     return EngineHttpRequest.get("/health");
+  }
+
+  /** {@code POST /tokenize} (see {@link VllmTokenize}); null for a list prompt vLLM cannot count. */
+  @Override
+  public @Nullable EngineHttpRequest tokenizeRequest(CompletionRequest request, String backendRequestId) {
+    return VllmTokenize.request(request, backendRequestId);
+  }
+
+  @Override
+  public long readTokenCount(String body) {
+    return VllmTokenize.count(body);
   }
 
   static String endpoint(Route route) {
