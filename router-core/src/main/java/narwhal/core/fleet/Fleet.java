@@ -26,6 +26,10 @@ public final class Fleet {
       Comparator.comparingInt(EngineState::residentWork).thenComparing(EngineState::iid);
 
   private final Map<String, EngineState> engines = new LinkedHashMap<>();
+  /** Requests offered to the fleet, for the role controller's demand evidence. */
+  private final ArrivalTally arrivals = new ArrivalTally();
+  /** The role moves the controller applied, for the state endpoint. */
+  private final RoleHistory roleHistory = new RoleHistory();
 
   public Fleet(Collection<EngineSpec> specs) {
     for (EngineSpec spec : specs) {
@@ -39,6 +43,16 @@ public final class Fleet {
 
   public @Nullable EngineState get(String iid) {
     return engines.get(iid);
+  }
+
+  /** Where requests count themselves as they start (the role controller drains it). */
+  public ArrivalTally arrivals() {
+    return arrivals;
+  }
+
+  /** The role controller's moves and status. */
+  public RoleHistory roleHistory() {
+    return roleHistory;
   }
 
   /**

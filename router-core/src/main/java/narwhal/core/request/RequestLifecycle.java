@@ -134,9 +134,19 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
 
   /** The KV tokens a decode of this request holds at its end: prompt plus wanted output. */
   private long kvTokens() {
+    return promptTokens + wantedTokens();
+  }
+
+  /** The output tokens the request asks for at most (0 when it names no limit). */
+  long wantedTokens() {
     long wanted = request.hasMaxCompletionTokens() ? request.getMaxCompletionTokens()
         : request.hasMaxTokens() ? request.getMaxTokens() : 0;
-    return promptTokens + Math.max(0, wanted);
+    return Math.max(0, wanted);
+  }
+
+  /** The prompt's size in tokens as the router estimates it. */
+  long promptTokens() {
+    return promptTokens;
   }
 
   private String routeName() {
@@ -340,7 +350,11 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     enginePromptTokens = EngineUsage.promptTokens(event, enginePromptTokens);
     if (event.hasToken()) {
       tokens++;
-      timeline.token(loop.nanoTime());
+      long gap = timeline.token(loop.nanoTime());
+      if (gap >= 0 && consumer != null) {
+        // The engine's decode pace, which the role controller turns into its decode load.
+        consumer.decodePace().tokenGap(gap);
+      }
       if (state != RequestState.RELAY) {
         commit();
       }
