@@ -123,6 +123,31 @@ class AdaptiveRolesTest {
     }
   }
 
+  @Test
+  void theOnlyPrefillEngineGone_theDecodeEngineTakesBothRoles_untilItIsBack() throws Exception {
+    try (RoutedFleet fleet = RoutedFleet.start(1, 1, RoutedFleet.fastEngines().build(),
+        c -> c.withController(c.controller().withMonitorIntervalS(0.05))
+            .withRecovery(c.recovery().withLivenessEvery(1).withLivenessMisses(1).withReadmitEvery(2)), null)) {
+      EngineState p0 = fleet.router.router().fleet().get("p0");
+      EngineState d0 = fleet.router.router().fleet().get("d0");
+      narwhal.sim.SimEngine engine = fleet.engine("p0");
+      int port = engine.port();
+      engine.close();
+      until("liveness ejects p0 and d0 stands in for prefill", () -> !p0.inPlacement() && d0.role() == EngineRole.BOTH);
+
+      HttpResponse<String> served = fleet.client.post("/v1/completions", body(tokenIds(5), 3));
+      assertThat(served.statusCode()).as(served.body()).isEqualTo(200);
+      assertThat(fleet.client.get("/ready").statusCode()).isEqualTo(200);
+
+      try (var restarted = narwhal.sim.SimEngine.start(engine.options().toBuilder().port(port).build())) {
+        until("p0 is readmitted and d0 returns to decode", () -> p0.inPlacement() && d0.role() == EngineRole.DECODE);
+        JsonNode flips = RouterClient.json(fleet.client.get("/narwhal/state").body()).path("controller").path("flips");
+        assertThat(flips).extracting(f -> f.path("rule").asText())
+            .containsExactly("empty_role_fallback", "fallback_restored");
+      }
+    }
+  }
+
   private static String tokenIds(int n) {
     return IntStream.rangeClosed(1, n).mapToObj(Integer::toString).collect(Collectors.joining(",", "[", "]"));
   }

@@ -8,8 +8,10 @@ enum Blocker {
   PROFILE_COVERAGE,
   /** The source pool would fall below {@code min_prefill}/{@code min_decode}, or below one engine. */
   FLOOR,
-  /** Every engine that could move is pinned ({@code engines[].pin}). */
+  /** Every engine that could move is pinned ({@code engines[].pin}), or the pool has only role both. */
   PIN,
+  /** A repair: every unpinned engine of the other role is out of placement (held or ejected). */
+  HOLD,
   /** The engine that would move entered its role less than {@code dwell_s} ago. */
   DWELL,
   /** A P→D move within {@code cooldown_s} of the last one, and no panic to bypass it. */

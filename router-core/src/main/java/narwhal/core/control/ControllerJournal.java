@@ -51,7 +51,7 @@ final class ControllerJournal {
     lastRepeatable = null;
   }
 
-  /** The moment a wall-clock reading is taken for a row, e.g. for the state endpoint's history. */
+  /** Now on the wall clock the rows carry, in epoch seconds (the state endpoint's moves use it too). */
   double nowEpochSeconds() {
     return wallClock.millis() / 1000.0;
   }
@@ -69,10 +69,9 @@ final class ControllerJournal {
     r.put("advisory", d.outcome() == Outcome.ADVISORY);
     r.put("blocked_by", d.blockedBy() == null ? null : d.blockedBy().wireName());
     r.put("reversal", d.reversal());
-    PoolLoads loads = d.loads();
     Map<String, Object> l = new LinkedHashMap<>();
-    l.put("prefill", loads == null ? null : finite(loads.prefill().load()));
-    l.put("decode", loads == null ? null : finite(loads.decode().load()));
+    l.put("prefill", finite(d.loads().prefill().load()));
+    l.put("decode", finite(d.loads().decode().load()));
     r.put("loads", l);
     r.put("score_before", d.before() == null ? null : SplitScore.round(d.before().score()));
     r.put("score_after", d.after() == null ? null : SplitScore.round(d.after().score()));

@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * @param from the role it leaves
  * @param to the role it takes
  * @param rule the rule behind the move
- * @param loads the pool loads the decision was made on (null for a repair before any sample)
+ * @param loads the pool loads the decision was made on
  * @param before the current split's score (null for repairs, which are not scored)
  * @param after the moved split's score (null for repairs)
  * @param blockedBy the guard that blocked it, or null
@@ -25,7 +25,7 @@ record Decision(
     EngineRole from,
     EngineRole to,
     MoveRule rule,
-    @Nullable PoolLoads loads,
+    PoolLoads loads,
     @Nullable SplitScore before,
     @Nullable SplitScore after,
     @Nullable Blocker blockedBy,

@@ -73,14 +73,19 @@ final class FloorRepair {
       int donorSize) {
     EngineRole donorRole = shortRole == EngineRole.PREFILL ? EngineRole.DECODE : EngineRole.PREFILL;
     List<EngineState> donors = new ArrayList<>();
+    boolean anyHeld = false;
     for (EngineState e : engines) {
-      if (e.inPlacement() && e.role() == donorRole && !e.spec().pin()) {
-        donors.add(e);
+      if (e.role() == donorRole && !e.spec().pin()) {
+        if (e.inPlacement()) {
+          donors.add(e);
+        } else {
+          anyHeld = true;
+        }
       }
     }
     donors.sort(FlipCost.leaving(donorRole));
     if (donors.isEmpty()) {
-      return new RepairStep(null, shortRole, MoveRule.FLOOR_REPAIR, Blocker.PIN);
+      return new RepairStep(null, shortRole, MoveRule.FLOOR_REPAIR, anyHeld ? Blocker.HOLD : Blocker.PIN);
     }
     boolean donorPoolKeepsFloor = donorSize - 1 >= Math.max(1, settings.floor(donorRole == EngineRole.PREFILL));
     if (donorPoolKeepsFloor) {

@@ -23,7 +23,7 @@ import org.jspecify.annotations.Nullable;
  *       ({@code dwell}) and, for D→P, hold at most {@code flip_resident_guard} resident decodes
  *       when that guard is on ({@code donor_resident}) and have a decode load below {@code shrink}
  *       ({@code donor_load}). When none qualifies the block is the cheapest candidate's reason
- *       ({@code pin} when every candidate is pinned).
+ *       ({@code pin} when every candidate is pinned, or there is none: role both never moves).
  * </ol>
  *
  * Engines out of placement (held or ejected by the breaker) belong to no pool and never move.
@@ -79,7 +79,8 @@ final class MoveGuards {
         first = b;
       }
     }
-    return blocked(first == null ? Blocker.FLOOR : first);
+    // No candidate at all: the pool's engines all have role both, which never moves.
+    return blocked(first == null ? Blocker.PIN : first);
   }
 
   private @Nullable Blocker engineBlock(EngineState e, Direction d, PoolLoads loads, ThresholdsConfig t, long now) {

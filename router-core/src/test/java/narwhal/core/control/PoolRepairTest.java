@@ -69,6 +69,18 @@ class PoolRepairTest {
   }
 
   @Test
+  void aRepairWithEveryCandidateOutOfPlacement_isBlockedByTheHold() {
+    ControllerFixture f = new ControllerFixture(ControllerFixture.fleet(1, 2), c -> c).start();
+    f.engine("p0").setCondition(EngineCondition.EJECTED, "liveness");
+    f.engine("d0").setCondition(EngineCondition.HELD, "stream");
+    f.engine("d1").setCondition(EngineCondition.HELD, "stream");
+    f.ticks(3);
+    assertThat(f.decisions()).singleElement().satisfies(r -> assertThat(r)
+        .containsEntry("outcome", "blocked").containsEntry("blocked_by", "hold").containsEntry("to", "prefill"));
+    assertThat(f.engine("d0").role()).isEqualTo(EngineRole.DECODE);
+  }
+
+  @Test
   void advisory_recordsTheRepair_andLeavesRolesAlone() {
     ControllerFixture f = new ControllerFixture(ControllerFixture.fleet(1, 2), c -> c.withAdvisory(true)).start();
     f.engine("p0").setCondition(EngineCondition.HELD, "stream");
