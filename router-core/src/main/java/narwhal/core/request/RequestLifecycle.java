@@ -134,19 +134,9 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
 
   /** The KV tokens a decode of this request holds at its end: prompt plus wanted output. */
   private long kvTokens() {
-    return promptTokens + wantedTokens();
-  }
-
-  /** The output tokens the request asks for at most (0 when it names no limit). */
-  long wantedTokens() {
     long wanted = request.hasMaxCompletionTokens() ? request.getMaxCompletionTokens()
         : request.hasMaxTokens() ? request.getMaxTokens() : 0;
-    return Math.max(0, wanted);
-  }
-
-  /** The prompt's size in tokens as the router estimates it. */
-  long promptTokens() {
-    return promptTokens;
+    return promptTokens + Math.max(0, wanted);
   }
 
   private String routeName() {
@@ -156,6 +146,18 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   @Override
   public String requestId() {
     return requestId;
+  }
+
+  /** The prompt's size in tokens as the router estimates it (the role controller's demand evidence). */
+  long promptTokens() {
+    return promptTokens;
+  }
+
+  /** The output tokens the request asks for at most, 0 when it names no limit (demand evidence). */
+  long wantedTokens() {
+    long wanted = request.hasMaxCompletionTokens() ? request.getMaxCompletionTokens()
+        : request.hasMaxTokens() ? request.getMaxTokens() : 0;
+    return Math.max(0, wanted);
   }
 
   /**
