@@ -9,7 +9,7 @@ package narwhal.config;
  * @param sustainedIntervals monitor intervals a load must hold to count as sustained
  * @param dwellS the least time an engine stays in a role after a move
  * @param panicRatio the load ratio that bypasses the P→D cooldown; 0 turns the bypass off
- * @param flipResidentGuard resident requests a D→P donor may still hold; 0 means none
+ * @param flipResidentGuard resident decodes a D→P donor may still hold; 0 turns the guard off
  */
 public record ThresholdsConfig(
     double expand,

@@ -166,10 +166,12 @@ class AdmissionLimitsTest {
   void noEngineLeftForARole_is503BackendUnavailableWithRetryAfter(@TempDir Path dir) {
     // Nothing of the role in placement: the only prefill engine is down and liveness took it out.
     // (A request's own failures never empty a role: exclusions are preferences, and the last
-    // engine stays in placement; see PoisonAndFallbackTest.)
+    // engine stays in placement; see PoisonAndFallbackTest.) The engines are pinned: otherwise the
+    // role controller would let d0 take both roles (empty_role_fallback; AdaptiveRolesTest).
     JournalFile journal = new JournalFile(dir.resolve("j.jsonl"));
     try (RoutedFleet fleet = RoutedFleet.start(1, 1, RoutedFleet.fastEngines().build(),
-        c -> c.withController(c.controller().withMonitorIntervalS(0.05))
+        c -> c.withEngines(c.engines().stream().map(e -> e.withPin(true)).toList())
+            .withController(c.controller().withMonitorIntervalS(0.05))
             .withRecovery(c.recovery().withLivenessEvery(1).withLivenessMisses(1).withReadmitEvery(100000))
             .withServing(c.serving().withMaxAttempts(2).withRetryBackoff(0.001, 0.001)), journal.path())) {
       fleet.engine("p0").close();

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import narwhal.config.FleetConfig;
 import narwhal.core.checks.EngineChecks;
+import narwhal.core.control.RoleController;
 import narwhal.core.fleet.Fleet;
 import narwhal.core.health.HealthEvents;
 import narwhal.core.health.HealthMonitor;
@@ -31,6 +32,7 @@ import narwhal.core.legs.AuthorizingTransport;
 import narwhal.core.legs.EngineClient;
 import narwhal.spi.EngineDialects;
 import narwhal.spi.EngineTransport;
+import narwhal.time.Scheduler;
 import narwhal.grpc.GrpcFrontEnd;
 import narwhal.grpc.GrpcFrontEndOptions;
 import narwhal.http.HttpFrontEnd;
@@ -55,6 +57,7 @@ public final class RouterServer implements AutoCloseable {
   private final boolean ownsGroups;
   private final NettyEngineTransport transport;
   private final HealthMonitor health;
+  private final RoleController controller;
   private final Journal journal;
   private final DisaggregatedRouter router;
   private final HttpFrontEnd http;
@@ -72,11 +75,12 @@ public final class RouterServer implements AutoCloseable {
 
   private RouterServer(EventLoopGroup boss, EventLoopGroup workers, NettyIo io, boolean ownsGroups,
       NettyEngineTransport transport,
-      HealthMonitor health, Journal journal, DisaggregatedRouter router, HttpFrontEnd http,
-      Duration gracefulTimeout, TracingSetup tracing) {
+      HealthMonitor health, RoleController controller, Journal journal, DisaggregatedRouter router,
+      HttpFrontEnd http, Duration gracefulTimeout, TracingSetup tracing) {
     this.gracefulTimeout = gracefulTimeout;
     this.tracing = tracing;
     this.health = health;
+    this.controller = controller;
     this.boss = boss;
     this.workers = workers;
     this.io = io;
@@ -191,13 +195,17 @@ public final class RouterServer implements AutoCloseable {
       log.info("engine requests carry the API key from ${}", config.engine().engineApiKeyEnv());
     }
     EngineClient engines = new EngineClient(engineTransport, dialects);
-    // The breaker's ticks and probes run on one event loop of the shared group.
+    // The breaker's ticks and probes, and the role controller's, run on one event loop of the
+    // shared group: a breaker decision and a role move never interleave.
+    Scheduler monitorLoop = EventLoopScheduler.of(workers.next());
     HealthMonitor health = new HealthMonitor(config, fleet, new EngineChecks(config, engineTransport, dialects, engines),
-        EventLoopScheduler.of(workers.next()),
+        monitorLoop,
         HealthEvents.both(new JournalHealthEvents(journal, Clock.systemUTC()), new MetricsHealthEvents(metrics)));
     DisaggregatedRouter router = new DisaggregatedRouter(
         config, fleet, engines, journal, Clock.systemUTC(), new SplittableRandom(), health, telemetry, metrics,
         tracing.tracing());
+    RoleController controller = new RoleController(config, fleet, router.profiles(), monitorLoop, journal,
+        Clock.systemUTC(), metrics);
     HttpFrontEndOptions options = httpOptions(config, host, port);
     HttpFrontEnd http;
     try {
@@ -211,7 +219,8 @@ public final class RouterServer implements AutoCloseable {
     log.info("narwhal serving model '{}' on http://{}:{} with {} engines", config.model(), host, http.port(),
         config.engines().size());
     health.start();
-    return new RouterServer(boss, workers, io, ownsGroups, transport, health, journal, router, http,
+    controller.start();
+    return new RouterServer(boss, workers, io, ownsGroups, transport, health, controller, journal, router, http,
         Duration.ofMillis(Math.round(config.serving().gracefulTimeoutS() * 1000)), tracing);
   }
 
@@ -350,6 +359,7 @@ public final class RouterServer implements AutoCloseable {
     }
     http.close();
     awaitCancellations();
+    controller.close();
     health.close();
     transport.close();
     journal.close();

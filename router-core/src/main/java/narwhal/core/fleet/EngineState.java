@@ -28,6 +28,8 @@ public final class EngineState {
   private final LongAdder decodeLegs = new LongAdder();
   private final AtomicLong quarantinedUntilNanos = new AtomicLong(Long.MIN_VALUE);
   private final FailureStreaks streaks = new FailureStreaks();
+  /** Gaps between the tokens of the streams decoding here, for the role controller's decode load. */
+  private final DecodePace decodePace = new DecodePace();
   private volatile EngineCondition condition = EngineCondition.ACTIVE;
   /**
    * The role placement gives this engine now: the fleet file's role at start, then whatever the
@@ -96,6 +98,11 @@ public final class EngineState {
 
   public FailureStreaks streaks() {
     return streaks;
+  }
+
+  /** The observed pace of this engine's decode output (fed by requests, drained by the controller). */
+  public DecodePace decodePace() {
+    return decodePace;
   }
 
   public EngineCondition condition() {

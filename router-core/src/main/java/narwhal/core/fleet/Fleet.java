@@ -36,6 +36,10 @@ public final class Fleet {
   private final Map<String, EngineState> engines = new LinkedHashMap<>();
   /** The engines in fleet-file order, for placement's loops (no iterator per pick). */
   private final EngineState[] ordered;
+  /** Requests offered to the fleet, for the role controller's demand evidence. */
+  private final ArrivalTally arrivals = new ArrivalTally();
+  /** The role moves the controller applied, for the state endpoint. */
+  private final RoleHistory roleHistory = new RoleHistory();
 
   public Fleet(Collection<EngineSpec> specs) {
     for (EngineSpec spec : specs) {
@@ -50,6 +54,16 @@ public final class Fleet {
 
   public @Nullable EngineState get(String iid) {
     return engines.get(iid);
+  }
+
+  /** Where requests count themselves as they start (the role controller drains it). */
+  public ArrivalTally arrivals() {
+    return arrivals;
+  }
+
+  /** The role controller's moves and status. */
+  public RoleHistory roleHistory() {
+    return roleHistory;
   }
 
   /**

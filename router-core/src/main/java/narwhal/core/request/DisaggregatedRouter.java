@@ -200,6 +200,8 @@ public final class DisaggregatedRouter implements CompletionService {
     }
     RequestLifecycle lifecycle = new RequestLifecycle(
         rt, request, sink, ticket.loop(), ticket.arrivalNanos(), ticket.requestId(), clientDeadlineNanos);
+    // Demand evidence for the role controller: every request that starts, whatever becomes of it.
+    rt.fleet().arrivals().arrived(lifecycle.promptTokens(), lifecycle.wantedTokens());
     // Starts once seated: always as a separate task, so the front-end holds the handle before any
     // sink callback can arrive.
     lifecycle.admittedWith(ticket);

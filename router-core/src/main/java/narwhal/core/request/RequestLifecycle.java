@@ -163,6 +163,18 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     return requestId;
   }
 
+  /** The prompt's size in tokens as the router estimates it (the role controller's demand evidence). */
+  long promptTokens() {
+    return promptTokens;
+  }
+
+  /** The output tokens the request asks for at most, 0 when it names no limit (demand evidence). */
+  long wantedTokens() {
+    long wanted = request.hasMaxCompletionTokens() ? request.getMaxCompletionTokens()
+        : request.hasMaxTokens() ? request.getMaxTokens() : 0;
+    return Math.max(0, wanted);
+  }
+
   /**
    * Takes over the request's admission ticket and starts once its seat is granted (a separate
    * task even when it already is), or ends with 504 {@code queue_expired} if the wait runs out.
@@ -399,7 +411,11 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     enginePromptTokens = EngineUsage.promptTokens(event, enginePromptTokens);
     if (event.hasToken()) {
       tokens++;
-      timeline.token(loop.nanoTime());
+      long gap = timeline.token(loop.nanoTime());
+      if (gap >= 0 && consumer != null) {
+        // The engine's decode pace, which the role controller turns into its decode load.
+        consumer.decodePace().tokenGap(gap);
+      }
       if (state != RequestState.RELAY) {
         commit();
       }

@@ -67,12 +67,15 @@ final class RequestTimeline {
     decodeAttempts++;
   }
 
-  void token(long now) {
+  /** A token arrived; returns the gap since the previous one, or -1 for the first. */
+  long token(long now) {
+    long gap = lastTokenAt < 0 ? -1 : now - lastTokenAt;
     if (firstTokenAt < 0) {
       firstTokenAt = now;
     }
     lastTokenAt = now;
     tokens++;
+    return gap;
   }
 
   /** Whichever leg is in flight has ended (failure, completion or the request's end). */

@@ -6,13 +6,16 @@ import java.util.List;
 import java.util.Map;
 import narwhal.core.admission.Admission;
 import narwhal.core.fleet.EngineState;
+import narwhal.core.fleet.RoleHistory;
+import narwhal.core.fleet.RoleMove;
 import narwhal.core.metrics.RouterMetrics;
 import narwhal.api.FailureClass;
 
 /**
  * {@code GET /narwhal/state}: schema {@code narwhal.state}, version 1. Per engine its role,
  * breaker state, resident work and failure streaks; the outcome counters; admission in flight
- * against its limit. Built fresh per call from live state, so it is as current as the metrics.
+ * against its limit; the role controller's status and last moves. Built fresh per call from live
+ * state, so it is as current as the metrics.
  */
 final class StateDocument {
 
@@ -39,7 +42,27 @@ final class StateDocument {
     doc.put("counters", counters(rt.outcomes().metrics()));
     doc.put("admission", admission(rt.admission()));
     doc.put("retry_credits", rt.retryBudget().available());
+    doc.put("controller", controller(rt.fleet().roleHistory()));
     return doc;
+  }
+
+  /** The role controller's status and its last moves (at most {@code controller.flip_history}). */
+  private static Map<String, Object> controller(RoleHistory history) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("status", history.status());
+    List<Map<String, Object>> flips = new ArrayList<>();
+    for (RoleMove move : history.moves()) {
+      Map<String, Object> f = new LinkedHashMap<>();
+      f.put("at", move.atEpochSeconds());
+      f.put("iid", move.iid());
+      f.put("from", move.from().configName());
+      f.put("to", move.to().configName());
+      f.put("rule", move.rule());
+      f.put("reversal", move.reversal());
+      flips.add(f);
+    }
+    m.put("flips", flips);
+    return m;
   }
 
   private static Map<String, Object> engine(EngineState e, long nowNanos) {

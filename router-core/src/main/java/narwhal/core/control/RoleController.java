@@ -1,0 +1,259 @@
+package narwhal.core.control;
+
+import java.time.Clock;
+import java.util.concurrent.TimeUnit;
+import narwhal.config.EngineRole;
+import narwhal.config.FleetConfig;
+import narwhal.core.fleet.ArrivalTally.Arrivals;
+import narwhal.core.fleet.EngineState;
+import narwhal.core.fleet.Fleet;
+import narwhal.core.fleet.RoleMove;
+import narwhal.core.journal.Journal;
+import narwhal.core.metrics.RouterMetrics;
+import narwhal.core.profile.ProfileBook;
+import narwhal.time.Scheduler;
+import narwhal.time.Timer;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The role controller: moves engines between the prefill and decode roles as load shifts.
+ *
+ * <p>Every {@code controller.monitor_interval_s} it samples the pools' loads ({@link
+ * LoadSampler}), the arrivals ({@link DemandWindow}, {@link ArrivalEvidence}) and which load
+ * conditions hold ({@link SustainedLoads}), and takes at most one pool repair step ({@link
+ * FloorRepair}). At most once per {@code reactive.step_s} it evaluates: the rules propose a move
+ * the reactive score must back ({@link MoveRules}); {@code reactive.confirmations} evaluations in
+ * a row must agree on its direction; the guards pass it and choose the engine ({@link
+ * MoveGuards}, Alg. 3). A move is {@link EngineState#assignRole}: new placements follow it at once
+ * and work already resident on the engine finishes where it is. In {@code controller.advisory}
+ * mode it decides and records, never moves.
+ *
+ * <p>Every move, and each blocked or advisory decision when it first appears, is a journal event
+ * row ({@code controller_decision}); moves are also kept for {@code /narwhal/state} (the fleet's
+ * {@link narwhal.core.fleet.RoleHistory}) and counted in metrics ({@link ControllerMetrics}).
+ *
+ * <p>All state is confined to {@code loop}. It shares the health monitor's loop in the server, so
+ * a breaker decision and a role move never interleave.
+ */
+public final class RoleController implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(RoleController.class);
+
+  private final ControllerSettings settings;
+  private final Fleet fleet;
+  private final ProfileBook profiles;
+  private final Scheduler loop;
+  private final ControllerJournal journal;
+  private final ControllerMetrics metrics;
+  private final LoadSampler sampler;
+  private final DemandWindow demand;
+  private final ArrivalEvidence evidence;
+  private final SustainedLoads sustained;
+  private final MoveLedger ledger;
+  private final MoveRules rules;
+  private final MoveGuards guards;
+  private final FloorRepair repair;
+
+  private long lastEvaluationNanos;
+  /** The direction the last evaluations agreed on, and how many in a row. */
+  private @Nullable Direction agreeing;
+  private int agreed;
+  private Timer tickTimer = Timer.NONE;
+  private boolean closed;
+
+  public RoleController(FleetConfig config, Fleet fleet, ProfileBook profiles, Scheduler loop, Journal journal,
+      Clock wallClock, RouterMetrics metrics) {
+    this.settings = ControllerSettings.of(config);
+    this.fleet = fleet;
+    this.profiles = profiles;
+    this.loop = loop;
+    this.journal = new ControllerJournal(journal, wallClock);
+    this.metrics = new ControllerMetrics(metrics, fleet);
+    long now = loop.nanoTime();
+    var reactive = settings.reactive();
+    this.sampler = new LoadSampler(settings);
+    this.demand = new DemandWindow(settings.windowNanos(), reactive.minArrivals(), now);
+    this.evidence = new ArrivalEvidence(settings.evidenceSpanNanos(), settings.evidenceMaxSpanNanos(),
+        reactive.evidenceMinArrivals(), now);
+    this.sustained = new SustainedLoads(settings.thresholds().expand(), settings.thresholds().shrink());
+    this.ledger = new MoveLedger(settings.dwellNanos(), settings.reversalWindowNanos());
+    this.rules = new MoveRules(settings, new SplitScorer(settings));
+    this.guards = new MoveGuards(settings, ledger);
+    this.repair = new FloorRepair(settings);
+    this.lastEvaluationNanos = now;
+  }
+
+  /**
+   * Why the controller has nothing to do on this fleet, or null when it runs: it only moves
+   * engines whose role is {@code prefill} or {@code decode} and that are not pinned.
+   */
+  public static @Nullable String whyOff(Fleet fleet) {
+    for (EngineState e : fleet.engines()) {
+      if (!e.spec().pin() && e.role() != EngineRole.BOTH) {
+        return null;
+      }
+    }
+    return "no engine may move: every engine is pinned or has role both";
+  }
+
+  /** Starts the ticks; returns false (and logs why, once) when the controller is off. */
+  public boolean start() {
+    String off = whyOff(fleet);
+    if (off != null) {
+      fleet.roleHistory().status("off: " + off);
+      log.info("role controller off: {}", off);
+      return false;
+    }
+    boolean advisory = settings.controller().advisory();
+    fleet.roleHistory().status(advisory ? "advisory" : "active");
+    log.info("role controller {}: sampling every {} s, evaluating at most every {} s{}",
+        advisory ? "advisory (decides and records, never moves)" : "active",
+        settings.controller().monitorIntervalS(), settings.reactive().stepS(),
+        profiles.isEmpty() ? "; no engine is profiled yet, so only pool repairs can move engines" : "");
+    loop.runInLoop(this::scheduleTick);
+    return true;
+  }
+
+  @Override
+  public void close() {
+    loop.runInLoop(() -> {
+      closed = true;
+      tickTimer.cancel();
+    });
+  }
+
+  private void scheduleTick() {
+    if (!closed) {
+      tickTimer = loop.schedule(this::onTick, settings.monitorIntervalNanos(), TimeUnit.NANOSECONDS);
+    }
+  }
+
+  private void onTick() {
+    if (closed) {
+      return;
+    }
+    try {
+      pass(loop.nanoTime());
+    } catch (RuntimeException e) {
+      // A fault in one pass must not stop the controller for good: the next tick starts afresh.
+      log.warn("role controller pass failed; it runs again next tick", e);
+    }
+    scheduleTick();
+  }
+
+  private void pass(long now) {
+    PoolLoads loads = sampler.sample(fleet.engines(), profiles);
+    metrics.loads(loads);
+    Arrivals arrived = fleet.arrivals().drain();
+    demand.add(now, arrived);
+    evidence.add(now, arrived);
+    metrics.evidence(evidence.latest());
+    sustained.observe(loads);
+    if (repairPools(loads, now)) {
+      return; // one move per pass: the evaluation sees the repaired pools next time
+    }
+    if (now - lastEvaluationNanos >= settings.stepNanos()) {
+      lastEvaluationNanos = now;
+      evaluate(loads, now);
+    }
+  }
+
+  /** Takes this pass's repair step, if any; true when it moved an engine. */
+  private boolean repairPools(PoolLoads loads, long now) {
+    RepairStep step = repair.next(fleet.engines());
+    if (step == null) {
+      return false;
+    }
+    EngineState engine = step.engine();
+    if (engine == null) {
+      EngineRole donor = step.to() == EngineRole.PREFILL ? EngineRole.DECODE : EngineRole.PREFILL;
+      note(new Decision(Outcome.BLOCKED, null, donor, step.to(), step.rule(), loads, null, null, step.blockedBy(),
+          false));
+      return false;
+    }
+    EngineRole from = engine.role();
+    if (settings.controller().advisory()) {
+      note(new Decision(Outcome.ADVISORY, engine.iid(), from, step.to(), step.rule(), loads, null, null, null, false));
+      return false;
+    }
+    move(engine, step.to(), step.rule(), loads, null, null, now);
+    repair.applied(step, from);
+    return true;
+  }
+
+  private void evaluate(PoolLoads loads, long now) {
+    if (!loads.priced()) {
+      agreeing = null;
+      agreed = 0;
+      metrics.decision(Outcome.UNPRICED);
+      return;
+    }
+    var reactive = settings.reactive();
+    Demand d = demand.demand(now);
+    double ownPrefillS = d.scored() ? loads.prefill().ownPrefillSeconds(d.meanPromptTokens()) : 0;
+    boolean steady = d.scored() && d.rate() >= reactive.demandFloor()
+        && evidence.steady(reactive.demandRiseTolerance());
+    Proposal p = rules.propose(loads, sustained, steady, ownPrefillS);
+    if (p == null) {
+      agreeing = null;
+      agreed = 0;
+      journal.quiet();
+      metrics.decision(Outcome.STEADY);
+      return;
+    }
+    agreed = p.direction() == agreeing ? agreed + 1 : 1;
+    agreeing = p.direction();
+    if (agreed < reactive.confirmations()) {
+      metrics.decision(Outcome.PENDING);
+      return;
+    }
+    MoveGuards.Verdict verdict = guards.check(p, loads, fleet.engines(), evidence, now);
+    EngineState engine = verdict.engine();
+    Direction dir = p.direction();
+    if (engine == null) {
+      // Confirmations stand: the move goes ahead as soon as the guard lets it.
+      metrics.decision(Outcome.BLOCKED);
+      journal.record(new Decision(Outcome.BLOCKED, null, dir.from(), dir.to(), p.rule(), loads, p.before(),
+          p.after(), verdict.blocker(), false));
+      return;
+    }
+    if (settings.controller().advisory()) {
+      metrics.decision(Outcome.ADVISORY);
+      journal.record(new Decision(Outcome.ADVISORY, engine.iid(), dir.from(), dir.to(), p.rule(), loads, p.before(),
+          p.after(), null, false));
+      startOver();
+      return;
+    }
+    move(engine, dir.to(), p.rule(), loads, p.before(), p.after(), now);
+  }
+
+  /** Applies one move and records it everywhere. */
+  private void move(EngineState engine, EngineRole to, MoveRule rule, PoolLoads loads, @Nullable SplitScore before,
+      @Nullable SplitScore after, long now) {
+    EngineRole from = engine.role();
+    engine.assignRole(to);
+    boolean reversal = ledger.moved(engine.iid(), from, to, now);
+    fleet.roleHistory().record(new RoleMove(journal.nowEpochSeconds(), engine.iid(), from, to, rule.wireName(),
+        reversal), settings.controller().flipHistory());
+    metrics.flip(from, to, reversal);
+    metrics.decision(Outcome.MOVED);
+    journal.record(new Decision(Outcome.MOVED, engine.iid(), from, to, rule, loads, before, after, null, reversal));
+    startOver();
+  }
+
+  /** After a decision is taken: the loads that led to it describe a split that is gone. */
+  private void startOver() {
+    sustained.reset();
+    agreeing = null;
+    agreed = 0;
+  }
+
+  /** A repair decision that did not move: counted and journaled once per run of repeats. */
+  private void note(Decision d) {
+    if (journal.record(d)) {
+      metrics.decision(d.outcome());
+    }
+  }
+}
