@@ -24,6 +24,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <ol>
  *   <li>its process generation (the row is bound to it);
+ *   <li>a warm-up, timed by nobody: {@link #WARM_UP_PREFILLS} prefill legs of the shortest prompt,
+ *       one of the longest, and one batch of two short streams. The first requests an engine (or
+ *       its host's JIT, or its CUDA graphs) sees are slower than the rest, and a profile of them
+ *       would price every request as a cold one;
  *   <li>prefill: for each prompt length of the plan, {@code repeats} prefill legs one after
  *       another (the leg the router itself sends, through the router's {@link EngineClient}, so
  *       dialect, TLS and credentials are the serving path's), each timed from the leg's start to
@@ -39,6 +43,9 @@ import org.jspecify.annotations.Nullable;
  * the router is not serving while it is profiled.
  */
 public final class EngineProfiler {
+
+  /** Untimed prefill legs of the shortest prompt before any is timed. */
+  static final int WARM_UP_PREFILLS = 3;
 
   /** The part of the budget prefill may spend: decode's batches take longer. */
   static final double PREFILL_SHARE = 0.35;
@@ -109,8 +116,37 @@ public final class EngineProfiler {
       deadline = startNanos + plan.budgetNanos();
       generations.current(engine, loop).whenComplete((g, error) -> loop.runInLoop(() -> {
         before = g != null ? g : EngineGeneration.unknown(String.valueOf(error));
-        prefillLength(0);
+        warmUp(0);
       }));
+    }
+
+    // ---- warm-up ----
+
+    private void warmUp(int leg) {
+      List<Long> lengths = plan.prefillLengths();
+      if (leg <= WARM_UP_PREFILLS) {
+        long tokens = leg < WARM_UP_PREFILLS ? lengths.get(0) : lengths.get(lengths.size() - 1);
+        client.prefill(engine, prompts.completion(tokens, 1, false), settings.prefillLimits(), loop)
+            .whenComplete((result, error) -> loop.runInLoop(() -> {
+              if (error != null) {
+                fail("a warm-up prefill leg of " + tokens + " prompt tokens failed: " + cause(error).getMessage());
+              } else {
+                warmUp(leg + 1);
+              }
+            }));
+        return;
+      }
+      long shortest = plan.decodePromptLengths().get(0);
+      new DecodeBatch(client, engine, settings.decodeLimits(), loop)
+          .run(prompts, Math.min(2, plan.decodeSequences().get(plan.decodeSequences().size() - 1)), shortest,
+              plan.decodeTokens())
+          .whenComplete((sample, error) -> loop.runInLoop(() -> {
+            if (error != null) {
+              fail("a warm-up batch of streams failed: " + cause(error).getMessage());
+            } else {
+              prefillLength(0);
+            }
+          }));
     }
 
     // ---- prefill ----
