@@ -1,11 +1,18 @@
 package narwhal.server;
 
 import io.netty.channel.EventLoopGroup;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import narwhal.config.EngineRole;
 import narwhal.config.EngineSpec;
 import narwhal.config.FleetConfig;
+import narwhal.config.ProfilesConfig;
+import narwhal.core.profile.ProfileRow;
+import narwhal.core.profile.ProfilesDocument;
+import narwhal.core.profile.ProfilesFile;
 import narwhal.sim.SimEngine;
 import narwhal.sim.SimOptions;
 
@@ -48,6 +55,23 @@ public final class DemoFleet implements AutoCloseable {
   /** The fleet configuration (all defaults) pointing at these engines. */
   public FleetConfig config() {
     return config;
+  }
+
+  /**
+   * The fleet configuration with a profiles file holding every engine's exact profile (its
+   * simulator options, see {@link SimProfiles}), written to {@code file}: a fleet as it is after
+   * {@code narwhal profile}, for the demo and for tests that need one.
+   */
+  public FleetConfig configWithExactProfiles(Path file) throws IOException {
+    List<ProfileRow> rows = new ArrayList<>();
+    Instant now = Instant.now();
+    for (int i = 0; i < engines.size(); i++) {
+      EngineSpec spec = config.engines().get(i);
+      rows.add(SimProfiles.exact(spec.iid(), spec.url().toString(), engines.get(i).options(), now));
+    }
+    ProfilesFile.write(file, new ProfilesDocument(rows));
+    return config.withProfiles(new ProfilesConfig(file.toString(), config.profiles().maxDecodeFitMape(),
+        config.profiles().maxDecodeCvMape()));
   }
 
   public List<SimEngine> engines() {

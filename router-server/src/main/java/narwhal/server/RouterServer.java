@@ -15,6 +15,10 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import narwhal.config.FleetConfig;
 import narwhal.core.checks.EngineChecks;
+import narwhal.core.checks.EngineFacts;
+import narwhal.core.profile.ProfilesDocument;
+import narwhal.core.profile.ReadmissionRecheck;
+import narwhal.time.Scheduler;
 import narwhal.core.fleet.Fleet;
 import narwhal.core.health.HealthEvents;
 import narwhal.core.health.HealthMonitor;
@@ -61,6 +65,8 @@ public final class RouterServer implements AutoCloseable {
   private final Duration gracefulTimeout;
   /** The span exporter's SDK, when tracing is configured; closed last so the final spans go out. */
   private final TracingSetup tracing;
+  /** Keeps each engine's profile bound to its process generation. */
+  private final ServingProfiles profiles;
   private final AtomicBoolean closed = new AtomicBoolean();
   /** See {@link HealthMonitor#holdUntilReadmitted}: engines that failed preflight, served anyway. */
   void holdUntilReadmitted(java.util.Collection<String> iids, String why) {
@@ -73,7 +79,8 @@ public final class RouterServer implements AutoCloseable {
   private RouterServer(EventLoopGroup boss, EventLoopGroup workers, NettyIo io, boolean ownsGroups,
       NettyEngineTransport transport,
       HealthMonitor health, Journal journal, DisaggregatedRouter router, HttpFrontEnd http,
-      Duration gracefulTimeout, TracingSetup tracing) {
+      Duration gracefulTimeout, TracingSetup tracing, ServingProfiles profiles) {
+    this.profiles = profiles;
     this.gracefulTimeout = gracefulTimeout;
     this.tracing = tracing;
     this.health = health;
@@ -154,13 +161,15 @@ public final class RouterServer implements AutoCloseable {
       throw new IllegalArgumentException("the fleet cannot be served as configured:\n  "
           + String.join("\n  ", dialectProblems));
     }
+    // Before anything opens: a profiles file that cannot be used fails startup, naming its problems.
+    ProfilesDocument profiles = ServingProfiles.read(config);
     // Before anything opens: a tracing setup this router cannot honour fails startup.
     TracingSetup tracing = TracingSetup.fromEnvironment(System.getenv());
     if (tracing.sdkBuilt()) {
       log.info("narwhal exports request and leg spans by OTLP to {}", tracing.endpoint());
     }
     try {
-      return assemble(config, host, port, journalPath, boss, workers, io, ownsGroups, dialects, tracing);
+      return assemble(config, host, port, journalPath, boss, workers, io, ownsGroups, dialects, tracing, profiles);
     } catch (RuntimeException e) {
       tracing.close(); // its exporter thread must not outlive a router that never started
       throw e;
@@ -169,7 +178,7 @@ public final class RouterServer implements AutoCloseable {
 
   private static RouterServer assemble(FleetConfig config, String host, int port, @Nullable Path journalPath,
       EventLoopGroup boss, EventLoopGroup workers, NettyIo io, boolean ownsGroups, EngineDialects dialects,
-      TracingSetup tracing) {
+      TracingSetup tracing, @Nullable ProfilesDocument profileRows) {
     NettyEngineTransport transport = new NettyEngineTransport(workers, io.socketChannel());
     // One run id on the journal's meta row and on every request row; one registry for /metrics.
     Telemetry telemetry = Telemetry.create();
@@ -191,18 +200,25 @@ public final class RouterServer implements AutoCloseable {
       log.info("engine requests carry the API key from ${}", config.engine().engineApiKeyEnv());
     }
     EngineClient engines = new EngineClient(engineTransport, dialects);
-    // The breaker's ticks and probes run on one event loop of the shared group.
+    // The breaker's ticks and probes run on one event loop of the shared group; so does the binding
+    // of profiles to engine generations, which each readmission re-reads.
+    Scheduler healthLoop = EventLoopScheduler.of(workers.next());
+    ReadmissionRecheck readmissions = new ReadmissionRecheck();
     HealthMonitor health = new HealthMonitor(config, fleet, new EngineChecks(config, engineTransport, dialects, engines),
-        EventLoopScheduler.of(workers.next()),
-        HealthEvents.both(new JournalHealthEvents(journal, Clock.systemUTC()), new MetricsHealthEvents(metrics)));
+        healthLoop, HealthEvents.both(
+            HealthEvents.both(new JournalHealthEvents(journal, Clock.systemUTC()), new MetricsHealthEvents(metrics)),
+            readmissions));
     DisaggregatedRouter router = new DisaggregatedRouter(
         config, fleet, engines, journal, Clock.systemUTC(), new SplittableRandom(), health, telemetry, metrics,
         tracing.tracing());
+    ServingProfiles profiles = ServingProfiles.start(config, profileRows, router.profiles(),
+        new EngineFacts(config, engineTransport, dialects), healthLoop, readmissions);
     HttpFrontEndOptions options = httpOptions(config, host, port);
     HttpFrontEnd http;
     try {
       http = HttpFrontEnd.start(options, router, router.metrics(), boss, workers, io.serverChannel());
     } catch (Exception e) { // Netty's bind rethrows the checked BindException undeclared
+      profiles.close();
       health.close();
       journal.close();
       transport.close();
@@ -212,7 +228,7 @@ public final class RouterServer implements AutoCloseable {
         config.engines().size());
     health.start();
     return new RouterServer(boss, workers, io, ownsGroups, transport, health, journal, router, http,
-        Duration.ofMillis(Math.round(config.serving().gracefulTimeoutS() * 1000)), tracing);
+        Duration.ofMillis(Math.round(config.serving().gracefulTimeoutS() * 1000)), tracing, profiles);
   }
 
   /** The HTTP front-end's options from {@code serving}: size limits and client connection limits. */
@@ -350,6 +366,7 @@ public final class RouterServer implements AutoCloseable {
     }
     http.close();
     awaitCancellations();
+    profiles.close();
     health.close();
     transport.close();
     journal.close();

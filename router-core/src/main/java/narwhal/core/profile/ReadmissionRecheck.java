@@ -2,6 +2,7 @@ package narwhal.core.profile;
 
 import java.util.Map;
 import narwhal.core.health.HealthEvents;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A breaker event sink that has {@link ProfileBinder} read an engine's generation again when the
@@ -10,16 +11,25 @@ import narwhal.core.health.HealthEvents;
  */
 public final class ReadmissionRecheck implements HealthEvents {
 
-  private final ProfileBinder binder;
+  /** Set once the binder exists: the breaker is built before the router whose book it fills. */
+  private volatile @Nullable ProfileBinder binder;
+
+  public ReadmissionRecheck() {}
 
   public ReadmissionRecheck(ProfileBinder binder) {
     this.binder = binder;
   }
 
+  /** From now on, readmissions reach {@code target}. */
+  public void attach(ProfileBinder target) {
+    this.binder = target;
+  }
+
   @Override
   public void record(String event, Map<String, Object> fields) {
-    if ("readmitted".equals(event) && fields.get("iid") instanceof String iid) {
-      binder.recheck(iid);
+    ProfileBinder b = binder;
+    if (b != null && "readmitted".equals(event) && fields.get("iid") instanceof String iid) {
+      b.recheck(iid);
     }
   }
 }

@@ -25,7 +25,7 @@ import org.jspecify.annotations.Nullable;
  * <ol>
  *   <li>its process generation (the row is bound to it);
  *   <li>a warm-up, timed by nobody: {@link #WARM_UP_PREFILLS} prefill legs of the shortest prompt,
- *       one of the longest, and one batch of two short streams. The first requests an engine (or
+ *       one of the longest, and one batch of the largest size with the short prompt. The first requests an engine (or
  *       its host's JIT, or its CUDA graphs) sees are slower than the rest, and a profile of them
  *       would price every request as a cold one;
  *   <li>prefill: for each prompt length of the plan, {@code repeats} prefill legs one after
@@ -138,8 +138,7 @@ public final class EngineProfiler {
       }
       long shortest = plan.decodePromptLengths().get(0);
       new DecodeBatch(client, engine, settings.decodeLimits(), loop)
-          .run(prompts, Math.min(2, plan.decodeSequences().get(plan.decodeSequences().size() - 1)), shortest,
-              plan.decodeTokens())
+          .run(prompts, plan.decodeSequences().get(plan.decodeSequences().size() - 1), shortest, plan.decodeTokens())
           .whenComplete((sample, error) -> loop.runInLoop(() -> {
             if (error != null) {
               fail("a warm-up batch of streams failed: " + cause(error).getMessage());
