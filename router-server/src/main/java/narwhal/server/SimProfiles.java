@@ -5,6 +5,7 @@ import narwhal.core.profile.DecodeModel;
 import narwhal.core.profile.PrefillModel;
 import narwhal.core.profile.ProfileRow;
 import narwhal.sim.SimOptions;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The profile of a simulated engine, read off its options rather than measured: the simulator's
@@ -20,12 +21,15 @@ final class SimProfiles {
 
   private SimProfiles() {}
 
-  static ProfileRow exact(String iid, String url, SimOptions o, Instant at) {
+  /**
+   * @param generation the process generation the engine reports (its attestation document's
+   *     {@code process_generation}), or null for none
+   */
+  static ProfileRow exact(String iid, String url, SimOptions o, @Nullable String generation, Instant at) {
     PrefillModel prefill = new PrefillModel(o.prefillBaseMillis() / 1000, o.prefillMillisPerToken() / 1000, 0, 1,
         o.maxModelLen());
     DecodeModel decode = new DecodeModel(o.interTokenMillis() / 1000, 0, o.interTokenMillis() * o.loadFactor() / 1000,
         (long) o.kvCacheBlocks() * 16, MAX_SEQUENCES);
-    Object generation = o.attestation().get("process_generation");
-    return new ProfileRow(iid, url, generation == null ? null : generation.toString(), at, prefill, 1, decode, 1, 0, 0);
+    return new ProfileRow(iid, url, generation, at, prefill, 1, decode, 1, 0, 0);
   }
 }

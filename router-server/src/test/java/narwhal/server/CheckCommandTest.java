@@ -129,7 +129,8 @@ class CheckCommandTest {
     Path profiles = dir.resolve("profiles.json");
     java.time.Instant now = java.time.Instant.now();
     narwhal.core.profile.ProfilesFile.write(profiles, new narwhal.core.profile.ProfilesDocument(List.of(
-        SimProfiles.exact("p0", p0.baseUrl(), p0.options(), now), SimProfiles.exact("d0", d0.baseUrl(), d0.options(), now))));
+        SimProfiles.exact("p0", p0.baseUrl(), p0.options(), "3", now),
+        SimProfiles.exact("d0", d0.baseUrl(), d0.options(), null, now))));
     Path file = fleetWith("\"profiles\":{\"path\":\"" + profiles + "\"}", "null", attestedEngine("p0", p0, "prefill"),
         engine("d0", d0.baseUrl(), "decode"));
 

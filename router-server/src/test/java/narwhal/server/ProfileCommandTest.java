@@ -40,10 +40,13 @@ import org.junit.jupiter.api.io.TempDir;
  * token. The tolerances are wide because the machine is shared: on two cores with other builds
  * running (load averages above 10 were seen), an event loop's timer fires a few milliseconds late
  * and a request pays a few milliseconds of scheduling, every one of them in the measured times.
- * That lateness is roughly constant per request or step, so it lands in the base terms; the slopes,
- * which say how an engine scales and which a wrong measurement would get wrong by a factor, must
- * come within 30 % (prefill per token) and 40 % (decode per sequence), and a term that is truly 0
- * may add at most 10 % of the base over the measured domain.
+ * The first engine measured pays more: this JVM runs both simulators and the profiler, and its
+ * request path (the client's and the simulator's, encoding and parsing prompts of up to 2048 token
+ * ids) is still being compiled while p0 is measured; 15–30 ms per prefill leg were seen for p0
+ * against 5–10 ms for d0. That lateness is roughly constant per request or step, so it lands in
+ * the base terms; the slopes, which say how an engine scales and which a wrong measurement would
+ * get wrong by a factor, must come within 30 % (prefill per token) and 40 % (decode per sequence),
+ * and a term that is truly 0 may add at most 10 % of the base over the measured domain.
  */
 class ProfileCommandTest {
 
@@ -129,11 +132,11 @@ class ProfileCommandTest {
       assertThat(r.url()).isIn(p0.baseUrl(), d0.baseUrl());
       // Prefill: the three terms trade against each other under noise (a late answer at the top
       // bends the curve), so what is held is what pricing uses, the predicted time, at every length
-      // measured: within the scheduling delay (20 ms) plus 10 %; and the slope within 30 %.
+      // measured: within the per-request delay (30 ms) plus 10 %; and the slope within 30 %.
       for (long l : new long[] {32, 64, 128, 256, 512, 1024, 2048}) {
         double truth = 0.020 + 1e-4 * l;
         assertThat(r.prefill().seconds(l)).as("%s at %d tokens\n%s", r.iid(), l, log)
-            .isBetween(truth - 0.1 * truth, truth + 0.020 + 0.1 * truth);
+            .isBetween(truth - 0.1 * truth, truth + 0.030 + 0.1 * truth);
       }
       assertThat(r.prefill().perTokenS()).as(log).isCloseTo(1e-4, within(3e-5));
       assertThat(r.prefill().minTokens()).isEqualTo(32);

@@ -25,9 +25,10 @@ import org.jspecify.annotations.Nullable;
  * <ol>
  *   <li>its process generation (the row is bound to it);
  *   <li>a warm-up, timed by nobody: {@link #WARM_UP_PREFILLS} prefill legs of the shortest prompt,
- *       one of the longest, and one batch of the largest size with the short prompt. The first requests an engine (or
- *       its host's JIT, or its CUDA graphs) sees are slower than the rest, and a profile of them
- *       would price every request as a cold one;
+ *       one of the longest, then batches of the largest size with the short prompt until two in a
+ *       row agree within 5 % (at most {@link #WARM_UP_BATCHES}). The first requests an engine (or
+ *       its host's JIT, or its CUDA graphs, or this process's JIT) sees are slower than the rest,
+ *       and a profile of them would price every request as a cold one;
  *   <li>prefill: for each prompt length of the plan, {@code repeats} prefill legs one after
  *       another (the leg the router itself sends, through the router's {@link EngineClient}, so
  *       dialect, TLS and credentials are the serving path's), each timed from the leg's start to
@@ -46,6 +47,10 @@ public final class EngineProfiler {
 
   /** Untimed prefill legs of the shortest prompt before any is timed. */
   static final int WARM_UP_PREFILLS = 3;
+  /** The most untimed decode batches before the measured ones. */
+  static final int WARM_UP_BATCHES = 4;
+  /** How close two warm-up batches' intervals must be for the engine to count as settled. */
+  static final double SETTLED = 0.05;
 
   /** The part of the budget prefill may spend: decode's batches take longer. */
   static final double PREFILL_SHARE = 0.35;
@@ -136,14 +141,33 @@ public final class EngineProfiler {
             }));
         return;
       }
+      warmUpDecode(1, Double.NaN);
+    }
+
+    /**
+     * Batches of the largest size with the short prompt until two in a row agree within {@link
+     * #SETTLED}: a process that is still compiling its hot paths (this one, or the engine's host)
+     * answers slower, and unevenly, for a while.
+     */
+    private void warmUpDecode(int batch, double previousInterval) {
       long shortest = plan.decodePromptLengths().get(0);
-      new DecodeBatch(client, engine, settings.decodeLimits(), loop)
-          .run(prompts, plan.decodeSequences().get(plan.decodeSequences().size() - 1), shortest, plan.decodeTokens())
+      int k = plan.decodeSequences().get(plan.decodeSequences().size() - 1);
+      new DecodeBatch(client, engine, settings.decodeLimits(), loop).run(prompts, k, shortest, plan.decodeTokens())
           .whenComplete((sample, error) -> loop.runInLoop(() -> {
             if (error != null) {
-              fail("a warm-up batch of streams failed: " + cause(error).getMessage());
-            } else {
+              fail("a warm-up batch of " + k + " streams failed: " + cause(error).getMessage());
+              return;
+            }
+            double interval = sample.map(DecodeSample::intervalSeconds).orElse(Double.NaN);
+            boolean settled = Math.abs(interval - previousInterval) <= SETTLED * previousInterval;
+            if (settled || batch == WARM_UP_BATCHES) {
+              if (!settled) {
+                notes.add("the engine's decode interval had not settled after " + WARM_UP_BATCHES
+                    + " warm-up batches: the measurement may be noisy");
+              }
               prefillLength(0);
+            } else {
+              warmUpDecode(batch + 1, interval);
             }
           }));
     }

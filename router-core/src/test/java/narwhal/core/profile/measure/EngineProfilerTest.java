@@ -122,7 +122,8 @@ class EngineProfilerTest {
 
     assertThat(m.problems()).isEmpty();
     assertThat(m.notes()).isEmpty();
-    assertThat(engine.batchSizes).as("a warm-up batch of 8, then the plan").containsExactly(8, 1, 1, 2, 2, 4, 4, 8, 8);
+    assertThat(engine.batchSizes).as("two warm-up batches of 8 that agree, then the plan")
+        .containsExactly(8, 8, 1, 1, 2, 2, 4, 4, 8, 8);
     ProfileRow row = m.row();
     assertThat(row).isNotNull();
     assertThat(row.iid()).isEqualTo("e0");
@@ -150,20 +151,23 @@ class EngineProfilerTest {
   void aBudgetTooSmallForThePlan_measuresWhatFits_andSaysWhatItLeftOut() {
     Engine engine = new Engine(new PrefillModel(0.01, 1e-4, 0, 0, 0), new DecodeModel(0.01, 1e-7, 1e-3, 0, 0)::intervalSeconds,
         l -> 200);
-    // Prefill may spend 35 % of 4 s: 1.4 s from the start. The warm-up takes 0.91 s (three legs of 32
-    // tokens, one of 4096, a batch of 16 short streams), five lengths (3 legs each) 0.45 s more, so
-    // the sixth starts at 1.36 s and finishes at 1.69 s; the seventh does not start.
+    // Prefill may spend 35 % of 4.5 s: 1.575 s from the start. The warm-up takes 1.36 s (three legs
+    // of 32 tokens, one of 4096, two agreeing batches of 16 short streams); lengths 32, 64 and 128
+    // (3 legs each) end at 1.52 s, so 256 starts and ends at 1.62 s, and 512 does not start. The
+    // decode batches then end at 1.80, 2.03, ... 4.18 and 4.64 s: the last one (16 streams of 512
+    // tokens) would start past the budget.
     ProfilingPlan plan = new ProfilingPlan(PLAN.prefillLengths(), 3, List.of(1, 2, 4, 8, 16), List.of(32L, 512L),
-        16, TimeUnit.SECONDS.toNanos(4));
+        16, TimeUnit.MILLISECONDS.toNanos(4500));
 
     EngineMeasurement m = engine.serve(profiler.measure(ENGINE, plan));
 
     assertThat(m.notes()).hasSize(2);
-    assertThat(m.notes().get(0)).startsWith("the budget let prefill measure 6 of 8 prompt lengths (up to 1024 tokens)");
-    assertThat(m.notes().get(1)).startsWith("the budget let decode measure ").endsWith(" of 10 batches");
+    assertThat(m.notes().get(0)).startsWith("the budget let prefill measure 4 of 8 prompt lengths (up to 256 tokens)");
+    assertThat(m.notes().get(1)).isEqualTo("the budget let decode measure 9 of 10 batches");
     assertThat(m.row()).isNotNull();
-    assertThat(m.row().prefill().maxTokens()).isEqualTo(1024);
-    assertThat(m.elapsedNanos()).isLessThan(TimeUnit.SECONDS.toNanos(6));
+    assertThat(m.row().prefill().maxTokens()).isEqualTo(256);
+    assertThat(m.row().decodeSamples()).isEqualTo(9);
+    assertThat(m.elapsedNanos()).isLessThan(TimeUnit.MILLISECONDS.toNanos(4700));
   }
 
   @Test
