@@ -17,7 +17,6 @@ import narwhal.config.FleetConfig;
 import narwhal.core.checks.EngineChecks;
 import narwhal.core.checks.EngineFacts;
 import narwhal.core.profile.ProfilesDocument;
-import narwhal.core.profile.ReadmissionRecheck;
 import narwhal.time.Scheduler;
 import narwhal.core.fleet.Fleet;
 import narwhal.core.health.HealthEvents;

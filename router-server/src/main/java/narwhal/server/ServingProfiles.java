@@ -15,7 +15,6 @@ import narwhal.core.profile.ProfileStatus;
 import narwhal.core.profile.ProfilesDocument;
 import narwhal.core.profile.ProfilesFile;
 import narwhal.core.profile.ProfilesFileException;
-import narwhal.core.profile.ReadmissionRecheck;
 import narwhal.time.Scheduler;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -49,9 +48,9 @@ final class ServingProfiles implements AutoCloseable {
     try {
       return ProfilesFile.readIfExists(path);
     } catch (ProfilesFileException e) {
-      throw new IllegalArgumentException("the profiles file cannot be used (fix it, or re-run narwhal profile "
-          + "--fleet FILE):\n  " + String.join("\n  ", e.errors()) + "\n  (" + e.getMessage().lines().findFirst()
-          .orElse("") + ")");
+      // "invalid profiles file runs/profiles.json (2 errors):", then one line per problem.
+      throw new IllegalArgumentException(e.getMessage().lines().findFirst().orElse("invalid profiles file") + "\n  "
+          + String.join("\n  ", e.errors()) + "\nfix the file, or re-run narwhal profile --fleet FILE to write it anew");
     }
   }
 

@@ -111,6 +111,55 @@ class ProfileCommandTest {
   }
 
   @Test
+  void profile_anEngineThatCannotBeMeasured_exitsOne_andStillWritesThePassingRows() throws Exception {
+    SimEngine p0 = sim(SimOptions.builder().maxModelLen(512).interTokenMillis(2).build());
+    String gone;
+    try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+      gone = "http://127.0.0.1:" + socket.getLocalPort();
+    }
+    Path fleetFile = dir.resolve("fleet.json");
+    Files.writeString(fleetFile, "{\"schema\":\"narwhal.fleet\",\"schema_version\":1,\"model\":\"narwhal-sim\","
+        + "\"slo\":{\"ttft_s\":1,\"tpot_s\":0.1},\"engines\":[" + engine("p0", p0, "prefill") + ","
+        + "{\"iid\":\"d0\",\"url\":\"" + gone + "\",\"role\":\"decode\"}]}");
+    Path out = dir.resolve("out/profiles.json");
+    Files.createDirectories(out.getParent());
+    Files.writeString(out, "{\"schema\": \"not profiles\"}");
+
+    int status = run("profile", "--fleet", fleetFile.toString(), "--out", out.toString(), "--max-seqs", "2",
+        "--decode-tokens", "12", "--repeats", "1");
+
+    String stdout = out().toString();
+    String stderr = err.toString(StandardCharsets.UTF_8);
+    assertThat(status).as(stdout + stderr).isEqualTo(1);
+    assertThat(stdout).contains("d0 FAIL: a warm-up prefill leg of ").contains("unreachable");
+    assertThat(stdout.lines().filter(l -> l.startsWith("d0 ")).findFirst().orElse("")).endsWith("FAIL");
+    assertThat(stderr).contains("narwhal profile: replacing " + out + ", which cannot be used:",
+        "narwhal profile: d0 was not profiled (see FAIL above); wrote the 1 passing rows to " + out);
+    assertThat(ProfilesFile.read(out).rows()).extracting(ProfileRow::iid).containsExactly("p0");
+  }
+
+  @Test
+  void profile_usage_helpAndUnknownEngines() throws Exception {
+    assertThat(run("profile", "--help")).isZero();
+    assertThat(out().toString()).contains("--fleet=FILE", "--engine=IID", "--budget-s=SECONDS", "Run it with the "
+        + "router stopped");
+    SimEngine p0 = sim(SimOptions.builder().build());
+    Path fleetFile = dir.resolve("fleet.json");
+    Files.writeString(fleetFile, "{\"schema\":\"narwhal.fleet\",\"schema_version\":1,\"model\":\"narwhal-sim\","
+        + "\"slo\":{\"ttft_s\":1,\"tpot_s\":0.1},\"engines\":[" + engine("b0", p0, "both") + "]}");
+
+    assertThat(run("profile", "--fleet", fleetFile.toString(), "--engine", "x9")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("narwhal profile: --engine names no engine of "
+        + fleetFile + ": x9 (its engines: b0)");
+    assertThat(run("profile", "--fleet", fleetFile.toString(), "--budget-s", "0")).isEqualTo(2);
+    assertThat(run("profile", "--fleet", dir.resolve("missing.json").toString())).isEqualTo(2);
+  }
+
+  private String out() {
+    return out.toString(StandardCharsets.UTF_8);
+  }
+
+  @Test
   void profile_recoversTheSimulatorsTiming_writesTheFile_andServeBindsItToEachGeneration() throws Exception {
     SimEngine p0 = sim(timing("1").build());
     SimEngine d0 = sim(timing("1").build());

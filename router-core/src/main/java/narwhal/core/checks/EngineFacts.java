@@ -48,8 +48,14 @@ public final class EngineFacts implements GenerationSource {
     if (url == null) {
       return CompletableFuture.completedFuture(EngineGeneration.unknown("no attestation_url"));
     }
+    URI origin;
+    try {
+      origin = AttestationCheck.originOf(url);
+    } catch (IllegalArgumentException e) {
+      return CompletableFuture.completedFuture(EngineGeneration.unknown(e.getMessage()));
+    }
     CompletableFuture<EngineGeneration> out = new CompletableFuture<>();
-    loop.runInLoop(() -> fetchJson(AttestationCheck.originOf(url), EngineHttpRequest.get(AttestationCheck.pathOf(url)),
+    loop.runInLoop(() -> fetchJson(origin, EngineHttpRequest.get(AttestationCheck.pathOf(url)),
         "attestation document", loop).whenComplete((doc, error) -> {
           if (error != null) {
             out.complete(EngineGeneration.unknown(EngineChecks.unwrap(error).getMessage()));

@@ -62,14 +62,13 @@ class ProfileBinderTest {
   }
 
   @Test
-  void readmission_rereadsThatEngine_andARestartMakesItsRowStale() {
+  void recheck_rereadsThatEngine_andARestartMakesItsRowStale() {
     binder.start();
     generations.answer(0, EngineGeneration.known("1"));
     generations.answer(1, EngineGeneration.known("1"));
     assertThat(book.status("d0").source()).isEqualTo(ProfileSource.OWN);
 
-    new ReadmissionRecheck(binder).record("readmitted", Map.of("iid", "d0", "state", "active"));
-    new ReadmissionRecheck(binder).record("engine_ejected", Map.of("iid", "p0"));
+    binder.recheck("d0");
 
     assertThat(generations.asked).containsExactly("p0", "d0", "d0");
     generations.answer(2, EngineGeneration.known("2"));
