@@ -26,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  *   <li>its process generation (the row is bound to it);
  *   <li>a warm-up, timed by nobody: {@link #WARM_UP_PREFILLS} prefill legs of the shortest prompt,
  *       one of the longest, then batches of the largest size with the short prompt until two in a
- *       row agree within 5 % (at most {@link #WARM_UP_BATCHES}). The first requests an engine (or
+ *       row agree within 10 % (at most {@link #WARM_UP_BATCHES}). The first requests an engine (or
  *       its host's JIT, or its CUDA graphs, or this process's JIT) sees are slower than the rest,
  *       and a profile of them would price every request as a cold one;
  *   <li>prefill: for each prompt length of the plan, {@code repeats} prefill legs one after
@@ -50,7 +50,7 @@ public final class EngineProfiler {
   /** The most untimed decode batches before the measured ones. */
   static final int WARM_UP_BATCHES = 4;
   /** How close two warm-up batches' intervals must be for the engine to count as settled. */
-  static final double SETTLED = 0.05;
+  static final double SETTLED = 0.10;
 
   /** The part of the budget prefill may spend: decode's batches take longer. */
   static final double PREFILL_SHARE = 0.35;
