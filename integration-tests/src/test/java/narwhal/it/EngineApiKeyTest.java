@@ -99,11 +99,12 @@ class EngineApiKeyTest {
   }
 
   @Test
-  void preflight_passesWithTheKey_andFailsWithTheCredentialsMessageWithout() {
+  void preflight_passesWithTheKey_andFailsWithTheCredentialsMessageWithout() throws java.io.IOException {
     EventLoopGroup simGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     try (DemoFleet fleet = DemoFleet.start(1, 1, keyedEngines(), simGroup)) {
-      PreflightReport right = Preflight.run(routerKey(KEY).apply(fleet.config()));
-      PreflightReport wrong = Preflight.run(routerKey(WRONG).apply(fleet.config()));
+      FleetConfig profiled = fleet.configWithExactProfiles(java.nio.file.Files.createTempFile("profiles-", ".json"));
+      PreflightReport right = Preflight.run(routerKey(KEY).apply(profiled));
+      PreflightReport wrong = Preflight.run(routerKey(WRONG).apply(profiled));
 
       assertThat(right.passed()).as(String.join("\n", right.lines())).isTrue();
       assertThat(wrong.passed()).isFalse();

@@ -212,7 +212,8 @@ class ServeProcessesTest {
         "    {\"iid\": \"d0\", \"url\": \"" + decode + "\", \"role\": \"decode\"}",
         "  ],",
         "  \"slo\": {\"ttft_s\": 2.0, \"tpot_s\": 0.1},",
-        "  \"serving\": {\"prefill_timeout_s\": 30},",
+        // Open admission: this fleet is not profiled, and the relay is what these tests are about.
+        "  \"serving\": {\"admission\": \"open\", \"prefill_timeout_s\": 30},",
         "  \"engine\": {\"first_token_timeout_s\": 30}",
         "}"));
     return file;

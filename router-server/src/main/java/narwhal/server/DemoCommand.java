@@ -5,12 +5,16 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
+import narwhal.config.FleetConfig;
 import narwhal.sim.SimOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -40,9 +44,21 @@ final class DemoCommand implements Callable<Integer> {
     // Visible pacing: a token every 20 ms, so streaming can be watched in a terminal.
     SimOptions options = SimOptions.builder().model(DemoFleet.MODEL).interTokenMillis(20).build();
     DemoFleet fleet = DemoFleet.start(2, 2, options, simGroup);
+    // The simulated engines' profiles are their options, exactly: written for this run rather than
+    // measured, so the demo starts at once and prices admission as a profiled fleet does.
+    FleetConfig config;
+    try {
+      Path profiles = Files.createTempFile("narwhal-demo-profiles-", ".json");
+      profiles.toFile().deleteOnExit();
+      config = fleet.configWithExactProfiles(profiles);
+    } catch (IOException e) {
+      fleet.close();
+      simGroup.shutdownGracefully();
+      throw new UncheckedIOException("cannot write the demo fleet's profiles", e);
+    }
     // The demo fleet is healthy by construction; preflight here is a startup check of the whole
-    // path (engines, model, generation, every KV pair) that costs well under a second.
-    PreflightReport preflight = Preflight.run(fleet.config(), simGroup);
+    // path (engines, model, generation, every KV pair, profiles) that costs well under a second.
+    PreflightReport preflight = Preflight.run(config, simGroup);
     // Preflight results go to stderr, as for serve and check: stdout is the banner a person reads.
     if (preflight.passed()) {
       narwhal.err.println("narwhal demo: " + preflight.summary());
@@ -51,7 +67,7 @@ final class DemoCommand implements Callable<Integer> {
     }
     RouterServer server;
     try {
-      server = RouterServer.start(fleet.config(), host, listen.port, grpcPort, listen.journal);
+      server = RouterServer.start(config, host, listen.port, grpcPort, listen.journal);
     } catch (RuntimeException e) {
       fleet.close();
       simGroup.shutdownGracefully();

@@ -16,16 +16,15 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
- * The {@code narwhal} command: {@code serve}, {@code check}, {@code sim}, {@code demo} and {@code
- * bench}. Exit status 2 for a usage error (an unknown flag, a bad value), with what is wrong and
+ * The {@code narwhal} command: {@code serve}, {@code check}, {@code profile}, {@code sim}, {@code
+ * demo} and {@code bench}. Exit status 2 for a usage error (an unknown flag, a bad value), with what is wrong and
  * where the flags are listed.
  */
 @Command(name = "narwhal", mixinStandardHelpOptions = true, scope = ScopeType.INHERIT,
     versionProvider = NarwhalVersion.class, sortOptions = false, usageHelpWidth = 110,
     description = "A router for disaggregated (prefill/decode) LLM inference.",
-    subcommands = {ServeCommand.class, CheckCommand.class, SimCommand.class, DemoCommand.class, BenchCommand.class,
-        KeyCommand.class,
-        HelpCommand.class})
+    subcommands = {ServeCommand.class, CheckCommand.class, ProfileCommand.class, SimCommand.class, DemoCommand.class,
+        BenchCommand.class, KeyCommand.class, HelpCommand.class})
 public final class Narwhal implements Runnable {
 
   static final int USAGE_ERROR = 2;

@@ -19,6 +19,14 @@ import narwhal.config.EngineSpec;
 import narwhal.config.FleetConfig;
 import narwhal.core.checks.CheckResult;
 import narwhal.core.checks.EngineChecks;
+import narwhal.core.checks.EngineFacts;
+import narwhal.core.checks.ProfileGate;
+import narwhal.core.profile.EngineGeneration;
+import narwhal.core.profile.GenerationSource;
+import narwhal.core.profile.ProfilesDocument;
+import narwhal.core.profile.ProfilesFile;
+import narwhal.core.profile.ProfilesFileException;
+import java.nio.file.Path;
 import narwhal.time.Scheduler;
 import narwhal.netty.EventLoopScheduler;
 import narwhal.engine.http.NettyEngineTransport;
@@ -30,7 +38,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Preflight: every engine is reached, serves the model, matches the pinned contract and generates;
  * then every role-permitted KV transfer (each prefill-capable engine to each decode-capable
- * engine, an engine never to itself) is probed. {@code narwhal check} prints it; {@code narwhal
+ * engine, an engine never to itself) is probed; then, when the router prices with profiles
+ * (predictive admission, or a role controller that can move engines), every engine must have a
+ * fresh profile whose decode fit meets the limits (the {@code profile} gate). {@code narwhal check} prints it; {@code narwhal
  * serve} runs it before serving.
  *
  * <p>Blocks the calling thread (a command's main thread, never an event loop) until every check
@@ -103,8 +113,45 @@ public final class Preflight {
         CheckResult result = p.future == null ? null : await(p.future, pairWait, EngineChecks.KV_TRANSFER, p.subject, null);
         transfers.add(new PreflightReport.Pair(p.subject, result, p.skip));
       }
-      return new PreflightReport(List.copyOf(engineResults.values()), transfers);
+      ProfileGate.Report profiles = profileGate(config,
+          new EngineFacts(config, AuthorizingTransport.wrap(transport, config.engine().engineApiKey()),
+              EngineDialects.discover()), loop);
+      return new PreflightReport(List.copyOf(engineResults.values()), transfers, profiles);
     }
+  }
+
+  /**
+   * The profile gate: the profiles file (read here, on the calling thread) and each engine's current
+   * generation, judged by {@link ProfileGate}. Skipped, without reading anything, when nothing
+   * prices with profiles.
+   */
+  static ProfileGate.Report profileGate(FleetConfig config, GenerationSource generations, Scheduler loop) {
+    if (ProfileGate.use(config) == null) {
+      return ProfileGate.judge(config, null, List.of(), Map.of());
+    }
+    ProfilesDocument doc = null;
+    List<String> problems = List.of();
+    try {
+      doc = ProfilesFile.readIfExists(Path.of(config.profiles().path()));
+    } catch (ProfilesFileException e) {
+      problems = e.errors();
+    }
+    Map<String, EngineGeneration> current = new LinkedHashMap<>();
+    if (doc != null) {
+      Map<String, CompletableFuture<EngineGeneration>> reads = new LinkedHashMap<>();
+      config.engines().forEach(e -> reads.put(e.iid(), generations.current(e, loop)));
+      long wait = seconds(config.engine().healthTimeoutS()) + SLACK_NANOS;
+      reads.forEach((iid, read) -> {
+        try {
+          current.put(iid, read.get(wait, TimeUnit.NANOSECONDS));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+          current.put(iid, EngineGeneration.unknown("the generation read did not finish: " + e));
+        }
+      });
+    }
+    return ProfileGate.judge(config, doc, problems, current);
   }
 
   /**

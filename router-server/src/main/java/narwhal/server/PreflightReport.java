@@ -4,16 +4,19 @@ import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import narwhal.core.checks.CheckResult;
+import narwhal.core.checks.ProfileGate;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What preflight found: one result per engine (in fleet-file order) and one per role-permitted
- * transfer pair. A pair is null when it was not probed because one of its engines failed.
+ * What preflight found: one result per engine (in fleet-file order), one per role-permitted
+ * transfer pair, and the profile gate. A pair is null when it was not probed because one of its
+ * engines failed.
  *
  * @param engines each engine's checks: health, model, contract, generation
  * @param transfers each producer-consumer pair's KV transfer probe
+ * @param profiles the profile gate: each engine's row (skipped when nothing prices with profiles)
  */
-public record PreflightReport(List<CheckResult> engines, List<Pair> transfers) {
+public record PreflightReport(List<CheckResult> engines, List<Pair> transfers, ProfileGate.Report profiles) {
 
   /** One role-permitted transfer: probed ({@code result} set) or skipped ({@code skippedBecause}). */
   public record Pair(String subject, @Nullable CheckResult result, @Nullable String skippedBecause) {}
@@ -23,8 +26,15 @@ public record PreflightReport(List<CheckResult> engines, List<Pair> transfers) {
     transfers = List.copyOf(transfers);
   }
 
-  /** True when every engine and every transfer passed. */
-  /** The engines whose own checks failed (pairs aside), in report order. */
+  /** A report whose profile gate did not run. */
+  public PreflightReport(List<CheckResult> engines, List<Pair> transfers) {
+    this(engines, transfers, ProfileGate.Report.skipped("not checked"));
+  }
+
+  /**
+   * The engines whose own checks failed (pairs and profiles aside: an engine without a good profile
+   * still serves, priced with the fleet's profile or none), in report order.
+   */
   public java.util.Set<String> failedEngines() {
     java.util.Set<String> out = new java.util.LinkedHashSet<>();
     for (CheckResult r : engines) {
@@ -35,9 +45,11 @@ public record PreflightReport(List<CheckResult> engines, List<Pair> transfers) {
     return out;
   }
 
+  /** True when every engine, every transfer and the profile gate passed. */
   public boolean passed() {
     return engines.stream().allMatch(CheckResult::passed)
-        && transfers.stream().allMatch(p -> p.result() != null && p.result().passed());
+        && transfers.stream().allMatch(p -> p.result() != null && p.result().passed())
+        && profiles.passed();
   }
 
   /** The report as lines: {@code ok   p0  health 3 ms, ...}, {@code FAIL d1  unreachable: ...}. */
@@ -55,6 +67,12 @@ public record PreflightReport(List<CheckResult> engines, List<Pair> transfers) {
         out.add(line(p.result().passed() ? "ok" : "FAIL", p.subject(), pairWidth, p.result().detail()));
       }
     }
+    if (profiles.skippedBecause() != null) {
+      out.add(line("skip", "profiles", 1, profiles.skippedBecause()));
+    }
+    for (CheckResult r : profiles.engines()) {
+      out.add(line(r.passed() ? "ok" : "FAIL", r.subject(), engineWidth, r.detail()));
+    }
     out.add(summary());
     return out;
   }
@@ -64,15 +82,22 @@ public record PreflightReport(List<CheckResult> engines, List<Pair> transfers) {
     out.flush();
   }
 
-  /** {@code preflight passed: 4 engines, 4 kv transfers} or what failed. */
+  /**
+   * {@code preflight passed: 4 engines, 4 kv transfers, 4 profiles} (profiles only when the gate
+   * applies) or what failed.
+   */
   public String summary() {
     long badEngines = engines.stream().filter(r -> !r.passed()).count();
     long badPairs = transfers.stream().filter(p -> p.result() == null || !p.result().passed()).count();
-    if (badEngines == 0 && badPairs == 0) {
-      return "preflight passed: " + count(engines.size(), "engine") + ", " + count(transfers.size(), "kv transfer");
+    long badProfiles = profiles.engines().stream().filter(r -> !r.passed()).count();
+    boolean gated = profiles.skippedBecause() == null;
+    if (badEngines == 0 && badPairs == 0 && badProfiles == 0) {
+      return "preflight passed: " + count(engines.size(), "engine") + ", " + count(transfers.size(), "kv transfer")
+          + (gated ? ", " + count(profiles.engines().size(), "profile") : "");
     }
     return "preflight FAILED: " + badEngines + " of " + count(engines.size(), "engine") + ", " + badPairs + " of "
-        + count(transfers.size(), "kv transfer") + " did not pass";
+        + count(transfers.size(), "kv transfer")
+        + (gated ? ", " + badProfiles + " of " + count(profiles.engines().size(), "profile") : "") + " did not pass";
   }
 
   private static String count(long n, String noun) {

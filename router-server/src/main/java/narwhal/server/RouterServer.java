@@ -16,6 +16,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import narwhal.config.FleetConfig;
 import narwhal.core.checks.EngineChecks;
 import narwhal.core.control.RoleController;
+import narwhal.core.checks.EngineFacts;
+import narwhal.core.profile.ProfilesDocument;
+import narwhal.time.Scheduler;
 import narwhal.core.fleet.Fleet;
 import narwhal.core.health.HealthEvents;
 import narwhal.core.health.HealthMonitor;
@@ -32,7 +35,6 @@ import narwhal.core.legs.AuthorizingTransport;
 import narwhal.core.legs.EngineClient;
 import narwhal.spi.EngineDialects;
 import narwhal.spi.EngineTransport;
-import narwhal.time.Scheduler;
 import narwhal.grpc.GrpcFrontEnd;
 import narwhal.grpc.GrpcFrontEndOptions;
 import narwhal.http.HttpFrontEnd;
@@ -64,6 +66,8 @@ public final class RouterServer implements AutoCloseable {
   private final Duration gracefulTimeout;
   /** The span exporter's SDK, when tracing is configured; closed last so the final spans go out. */
   private final TracingSetup tracing;
+  /** Keeps each engine's profile bound to its process generation. */
+  private final ServingProfiles profiles;
   private final AtomicBoolean closed = new AtomicBoolean();
   /** See {@link HealthMonitor#holdUntilReadmitted}: engines that failed preflight, served anyway. */
   void holdUntilReadmitted(java.util.Collection<String> iids, String why) {
@@ -76,7 +80,8 @@ public final class RouterServer implements AutoCloseable {
   private RouterServer(EventLoopGroup boss, EventLoopGroup workers, NettyIo io, boolean ownsGroups,
       NettyEngineTransport transport,
       HealthMonitor health, RoleController controller, Journal journal, DisaggregatedRouter router,
-      HttpFrontEnd http, Duration gracefulTimeout, TracingSetup tracing) {
+      HttpFrontEnd http, Duration gracefulTimeout, TracingSetup tracing, ServingProfiles profiles) {
+    this.profiles = profiles;
     this.gracefulTimeout = gracefulTimeout;
     this.tracing = tracing;
     this.health = health;
@@ -158,13 +163,15 @@ public final class RouterServer implements AutoCloseable {
       throw new IllegalArgumentException("the fleet cannot be served as configured:\n  "
           + String.join("\n  ", dialectProblems));
     }
+    // Before anything opens: a profiles file that cannot be used fails startup, naming its problems.
+    ProfilesDocument profiles = ServingProfiles.read(config);
     // Before anything opens: a tracing setup this router cannot honour fails startup.
     TracingSetup tracing = TracingSetup.fromEnvironment(System.getenv());
     if (tracing.sdkBuilt()) {
       log.info("narwhal exports request and leg spans by OTLP to {}", tracing.endpoint());
     }
     try {
-      return assemble(config, host, port, journalPath, boss, workers, io, ownsGroups, dialects, tracing);
+      return assemble(config, host, port, journalPath, boss, workers, io, ownsGroups, dialects, tracing, profiles);
     } catch (RuntimeException e) {
       tracing.close(); // its exporter thread must not outlive a router that never started
       throw e;
@@ -173,7 +180,7 @@ public final class RouterServer implements AutoCloseable {
 
   private static RouterServer assemble(FleetConfig config, String host, int port, @Nullable Path journalPath,
       EventLoopGroup boss, EventLoopGroup workers, NettyIo io, boolean ownsGroups, EngineDialects dialects,
-      TracingSetup tracing) {
+      TracingSetup tracing, @Nullable ProfilesDocument profileRows) {
     NettyEngineTransport transport = new NettyEngineTransport(workers, io.socketChannel());
     // One run id on the journal's meta row and on every request row; one registry for /metrics.
     Telemetry telemetry = Telemetry.create();
@@ -195,15 +202,20 @@ public final class RouterServer implements AutoCloseable {
       log.info("engine requests carry the API key from ${}", config.engine().engineApiKeyEnv());
     }
     EngineClient engines = new EngineClient(engineTransport, dialects);
-    // The breaker's ticks and probes, and the role controller's, run on one event loop of the
-    // shared group: a breaker decision and a role move never interleave.
+    // The breaker's ticks and probes, the role controller's passes and the binding of profiles to
+    // engine generations (which each readmission re-reads) run on one event loop of the shared
+    // group: a breaker decision, a role move and a profile rebinding never interleave.
     Scheduler monitorLoop = EventLoopScheduler.of(workers.next());
+    ReadmissionRecheck readmissions = new ReadmissionRecheck();
     HealthMonitor health = new HealthMonitor(config, fleet, new EngineChecks(config, engineTransport, dialects, engines),
-        monitorLoop,
-        HealthEvents.both(new JournalHealthEvents(journal, Clock.systemUTC()), new MetricsHealthEvents(metrics)));
+        monitorLoop, HealthEvents.both(
+            HealthEvents.both(new JournalHealthEvents(journal, Clock.systemUTC()), new MetricsHealthEvents(metrics)),
+            readmissions));
     DisaggregatedRouter router = new DisaggregatedRouter(
         config, fleet, engines, journal, Clock.systemUTC(), new SplittableRandom(), health, telemetry, metrics,
         tracing.tracing());
+    ServingProfiles profiles = ServingProfiles.start(config, profileRows, router.profiles(),
+        new EngineFacts(config, engineTransport, dialects), monitorLoop, readmissions);
     RoleController controller = new RoleController(config, fleet, router.profiles(), monitorLoop, journal,
         Clock.systemUTC(), metrics);
     HttpFrontEndOptions options = httpOptions(config, host, port);
@@ -211,6 +223,7 @@ public final class RouterServer implements AutoCloseable {
     try {
       http = HttpFrontEnd.start(options, router, router.metrics(), boss, workers, io.serverChannel());
     } catch (Exception e) { // Netty's bind rethrows the checked BindException undeclared
+      profiles.close();
       health.close();
       journal.close();
       transport.close();
@@ -221,7 +234,7 @@ public final class RouterServer implements AutoCloseable {
     health.start();
     controller.start();
     return new RouterServer(boss, workers, io, ownsGroups, transport, health, controller, journal, router, http,
-        Duration.ofMillis(Math.round(config.serving().gracefulTimeoutS() * 1000)), tracing);
+        Duration.ofMillis(Math.round(config.serving().gracefulTimeoutS() * 1000)), tracing, profiles);
   }
 
   /** The HTTP front-end's options from {@code serving}: size limits and client connection limits. */
@@ -360,6 +373,7 @@ public final class RouterServer implements AutoCloseable {
     http.close();
     awaitCancellations();
     controller.close();
+    profiles.close();
     health.close();
     transport.close();
     journal.close();

@@ -54,11 +54,21 @@ class CheckCommandTest {
         + "\",\"attestation_url\":\"" + sim.baseUrl() + "/narwhal/attestation\"}";
   }
 
+  /**
+   * A fleet file whose router prices nothing with profiles (open admission, an advisory controller),
+   * so its preflight is the engine and transfer checks these tests are about; the profile gate has
+   * tests of its own below.
+   */
   private Path fleet(String contract, String... engineEntries) throws IOException {
+    return fleetWith("\"serving\":{\"admission\":\"open\"},\"controller\":{\"advisory\":true}", contract,
+        engineEntries);
+  }
+
+  private Path fleetWith(String sections, String contract, String... engineEntries) throws IOException {
     Path file = dir.resolve("fleet.json");
     Files.writeString(file, "{\"schema\":\"narwhal.fleet\",\"schema_version\":1,\"model\":\"narwhal-sim\","
         + "\"slo\":{\"ttft_s\":1,\"tpot_s\":0.1},\"engine_contract\":" + contract + ",\"engines\":["
-        + String.join(",", engineEntries) + "]}");
+        + String.join(",", engineEntries) + "]" + (sections.isEmpty() ? "" : "," + sections) + "}");
     return file;
   }
 
@@ -85,13 +95,52 @@ class CheckCommandTest {
     assertThat(run("check", "--fleet", file.toString())).isZero();
 
     List<String> lines = lines();
-    assertThat(lines).hasSize(4);
+    assertThat(lines).hasSize(5);
     assertThat(lines.get(0)).matches("ok   p0  health \\d+ ms, model narwhal-sim, contract \\(no contract pinned\\), "
         + "generation \\d+ ms");
     assertThat(lines.get(1)).startsWith("ok   d0  health ");
     assertThat(lines.get(2)).matches("ok   p0 -> d0  kv transfer \\d+ ms");
-    assertThat(lines.get(3)).isEqualTo("preflight passed: 2 engines, 1 kv transfer");
+    assertThat(lines.get(3)).isEqualTo("skip profiles  serving.admission is open and the role controller moves no "
+        + "engine (advisory, every engine pinned, or no engine beyond the controller's floors)");
+    assertThat(lines.get(4)).isEqualTo("preflight passed: 2 engines, 1 kv transfer");
     assertThat(engines.get(1).stats().kvPulls()).as("the decode engine pulled the probe's KV").isEqualTo(1);
+  }
+
+  @Test
+  void check_predictiveAdmissionWithoutProfiles_failsTheProfileGate_namingWhatToRun() throws IOException {
+    Path file = fleetWith("", "null", engine("p0", sim().baseUrl(), "prefill"), engine("d0", sim().baseUrl(), "decode"));
+
+    assertThat(run("check", "--fleet", file.toString())).isEqualTo(1);
+
+    List<String> lines = lines();
+    assertThat(lines).hasSize(6);
+    assertThat(lines.get(2)).startsWith("ok   p0 -> d0");
+    assertThat(lines.get(3)).isEqualTo("FAIL p0  profile: no profiles file at runs/profiles.json (serving.admission is "
+        + "predictive): run narwhal profile --fleet FILE to measure the engines");
+    assertThat(lines.get(4)).startsWith("FAIL d0  profile: no profiles file");
+    assertThat(lines.get(5)).isEqualTo("preflight FAILED: 0 of 2 engines, 0 of 1 kv transfer, 2 of 2 profiles did not "
+        + "pass");
+  }
+
+  @Test
+  void check_everyEngineWithAFreshRow_passesTheProfileGate() throws IOException {
+    SimEngine p0 = sim(SimOptions.builder().attest("process_generation", 3));
+    SimEngine d0 = sim();
+    Path profiles = dir.resolve("profiles.json");
+    java.time.Instant now = java.time.Instant.now();
+    narwhal.core.profile.ProfilesFile.write(profiles, new narwhal.core.profile.ProfilesDocument(List.of(
+        SimProfiles.exact("p0", p0.baseUrl(), p0.options(), "3", now),
+        SimProfiles.exact("d0", d0.baseUrl(), d0.options(), null, now))));
+    Path file = fleetWith("\"profiles\":{\"path\":\"" + profiles + "\"}", "null", attestedEngine("p0", p0, "prefill"),
+        engine("d0", d0.baseUrl(), "decode"));
+
+    assertThat(run("check", "--fleet", file.toString())).as(String.join("\n", lines())).isZero();
+
+    List<String> lines = lines();
+    assertThat(lines.get(3)).isEqualTo("ok   p0  profile: own row (generation 3), decode fit 0.0 %, CV 0.0 %");
+    assertThat(lines.get(4)).isEqualTo("ok   d0  profile: own row (generation unknown: no attestation_url), decode fit "
+        + "0.0 %, CV 0.0 %");
+    assertThat(lines.get(5)).isEqualTo("preflight passed: 2 engines, 1 kv transfer, 2 profiles");
   }
 
   @Test
@@ -110,7 +159,8 @@ class CheckCommandTest {
         .containsIgnoringCase("connection refused");
     assertThat(lines.get(3)).startsWith("ok   p0 -> d0  kv transfer ");
     assertThat(lines.get(4)).isEqualTo("skip p0 -> d1  not probed: d1 failed its engine checks");
-    assertThat(lines.get(5)).isEqualTo("preflight FAILED: 1 of 3 engines, 1 of 2 kv transfers did not pass");
+    assertThat(lines.get(5)).startsWith("skip profiles  ");
+    assertThat(lines.get(6)).isEqualTo("preflight FAILED: 1 of 3 engines, 1 of 2 kv transfers did not pass");
   }
 
   @Test

@@ -85,7 +85,7 @@ class NarwhalCommandTest {
   @Test
   void unknownCommand_isRejectedWithUsage() {
     assertThat(run("route")).isEqualTo(2);
-    assertThat(err()).contains("narwhal: unknown command 'route' (serve, check, sim, demo, bench, key, help)",
+    assertThat(err()).contains("narwhal: unknown command 'route' (serve, check, profile, sim, demo, bench, key, help)",
         "Usage: narwhal");
   }
 

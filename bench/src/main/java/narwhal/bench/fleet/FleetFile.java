@@ -11,9 +11,11 @@ import java.util.List;
 import narwhal.bench.load.HttpTarget;
 
 /**
- * The fleet file the benchmark's router serves: the simulated engines, open admission (the bench
- * measures relay cost, not admission decisions) with an in-flight limit above the load, and a
- * first-token timeout long enough that a saturated two-core machine shows latency, not errors.
+ * The fleet file the benchmark's router serves: the simulated engines, pinned to their roles (a
+ * static split), open admission (the bench measures relay cost, not admission or role decisions,
+ * so nothing prices with profiles and preflight's profile gate is skipped) with an in-flight limit
+ * above the load, and a first-token timeout long enough that a saturated two-core machine shows
+ * latency, not errors.
  */
 public final class FleetFile {
 
@@ -28,10 +30,10 @@ public final class FleetFile {
     root.put("model", model);
     ArrayNode engines = root.putArray("engines");
     for (int i = 0; i < prefill.size(); i++) {
-      engines.addObject().put("iid", "p" + i).put("url", prefill.get(i).url()).put("role", "prefill");
+      engines.addObject().put("iid", "p" + i).put("url", prefill.get(i).url()).put("role", "prefill").put("pin", true);
     }
     for (int i = 0; i < decode.size(); i++) {
-      engines.addObject().put("iid", "d" + i).put("url", decode.get(i).url()).put("role", "decode");
+      engines.addObject().put("iid", "d" + i).put("url", decode.get(i).url()).put("role", "decode").put("pin", true);
     }
     root.putObject("slo").put("ttft_s", 2.0).put("tpot_s", 0.1);
     root.putObject("serving")

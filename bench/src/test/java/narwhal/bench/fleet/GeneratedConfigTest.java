@@ -22,6 +22,8 @@ class GeneratedConfigTest {
     assertThat(config.model()).isEqualTo("narwhal-sim");
     assertThat(config.engines()).hasSize(3);
     assertThat(config.serving().admission()).isEqualTo(AdmissionMode.OPEN);
+    assertThat(config.engines()).allSatisfy(e -> assertThat(e.pin()).isTrue());
+    assertThat(narwhal.core.checks.ProfileGate.use(config)).as("nothing prices with profiles").isNull();
     assertThat(config.serving().maxConnections()).isEqualTo(9000);
   }
 

@@ -9,11 +9,13 @@ import narwhal.core.fleet.EngineState;
 import narwhal.core.fleet.RoleHistory;
 import narwhal.core.fleet.RoleMove;
 import narwhal.core.metrics.RouterMetrics;
+import narwhal.core.profile.ProfileStatus;
 import narwhal.api.FailureClass;
 
 /**
  * {@code GET /narwhal/state}: schema {@code narwhal.state}, version 1. Per engine its role,
- * breaker state, resident work and failure streaks; the outcome counters; admission in flight
+ * breaker state, resident work, failure streaks and the profile it is priced with ({@code own},
+ * {@code fleet} or {@code none}, with {@code profile_reason}); the outcome counters; admission in flight
  * against its limit; the role controller's status and last moves. Built fresh per call from live
  * state, so it is as current as the metrics.
  */
@@ -36,7 +38,12 @@ final class StateDocument {
     doc.put("not_ready_reason", notReady);
     List<Map<String, Object>> engines = new ArrayList<>();
     for (EngineState e : rt.fleet().engines()) {
-      engines.add(engine(e, nowNanos));
+      Map<String, Object> engine = engine(e, nowNanos);
+      // Which profile admission, placement and the controller price this engine with, and why.
+      ProfileStatus profile = rt.profiles().status(e.iid());
+      engine.put("profile", profile.source().wireName());
+      engine.put("profile_reason", profile.reason());
+      engines.add(engine);
     }
     doc.put("engines", engines);
     doc.put("counters", counters(rt.outcomes().metrics()));

@@ -1,0 +1,137 @@
+package narwhal.server;
+
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import java.io.PrintStream;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import narwhal.config.EngineSpec;
+import narwhal.config.FleetConfig;
+import narwhal.core.checks.EngineFacts;
+import narwhal.core.legs.AuthorizingTransport;
+import narwhal.core.legs.EngineClient;
+import narwhal.core.legs.LegLimits;
+import narwhal.core.profile.measure.EngineMeasurement;
+import narwhal.core.profile.measure.EngineProfiler;
+import narwhal.core.profile.measure.ProfilingPlan;
+import narwhal.engine.http.NettyEngineTransport;
+import narwhal.netty.EventLoopScheduler;
+import narwhal.spi.EngineDialects;
+import narwhal.spi.EngineTransport;
+import narwhal.spi.ExchangeOptions;
+import narwhal.spi.HandoffStyle;
+import narwhal.time.Scheduler;
+
+/**
+ * Measures engines for {@code narwhal profile}, one after another (an engine is timed alone, on
+ * an otherwise quiet machine and network), on an event loop of its own through the router's own
+ * engine client, so dialect, TLS and credentials are the serving path's. Blocks the calling thread
+ * (the command's main thread) until each engine is done; the measuring itself never blocks the loop.
+ */
+final class ProfileRun {
+
+  /**
+   * The operator's choices.
+   *
+   * @param budget the whole run's time, shared equally by the engines measured
+   * @param maxPromptTokens the longest prompt (default: half the engine's context)
+   */
+  record Options(Duration budget, long maxPromptTokens, int maxSequences, int decodeTokens, int repeats) {}
+
+  /** What the engine reported besides its measurement, for the table. */
+  record Result(EngineSpec engine, EngineMeasurement measurement, String plan) {}
+
+  /** Used when an engine reports no context length ({@code max_model_len}). */
+  static final long DEFAULT_CONTEXT = 8192;
+  /** Head-room past an engine's budget for the leg in flight when it ran out. */
+  private static final Duration SLACK = Duration.ofSeconds(10);
+
+  private ProfileRun() {}
+
+  static List<Result> measure(FleetConfig config, List<EngineSpec> engines, Options options, PrintStream progress) {
+    EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    try (NettyEngineTransport netty = new NettyEngineTransport(group)) {
+      EngineTransport transport = AuthorizingTransport.wrap(netty, config.engine().engineApiKey());
+      EngineDialects dialects = EngineDialects.discover();
+      EngineClient client = new EngineClient(transport, dialects);
+      EngineFacts facts = new EngineFacts(config, transport, dialects);
+      Scheduler loop = EventLoopScheduler.of((EventLoop) group.next());
+      EngineProfiler profiler = new EngineProfiler(client, facts, settings(config), loop, Clock.systemUTC());
+      long perEngine = options.budget().toNanos() / Math.max(1, engines.size());
+      List<Result> results = new ArrayList<>();
+      for (EngineSpec engine : engines) {
+        if (client.handoffStyle(engine) == HandoffStyle.CONCURRENT) {
+          results.add(new Result(engine, failed(engine, "its dialect (" + engine.dialect() + ") hands KV over "
+              + "concurrently: a prefill leg alone never completes, so it cannot be profiled this way"), "-"));
+          continue;
+        }
+        OptionalLong context = await(facts.maxModelLen(engine, loop), Duration.ofSeconds(30), OptionalLong.empty());
+        long maxModelLen = context.orElse(DEFAULT_CONTEXT);
+        ProfilingPlan plan = ProfilingPlan.of(maxModelLen, options.maxPromptTokens(), options.maxSequences(),
+            options.repeats(), options.decodeTokens(), perEngine);
+        progress.println("narwhal profile: measuring " + engine.iid() + " (" + engine.url() + ", context "
+            + maxModelLen + (context.isPresent() ? "" : " assumed: the engine reports no max_model_len") + "): "
+            + plan.describe() + ", within " + Math.round(perEngine / 1e9) + " s");
+        progress.flush();
+        Duration wait = Duration.ofNanos(perEngine).plus(legBound(config)).plus(SLACK);
+        EngineMeasurement m = await(profiler.measure(engine, plan), wait,
+            failed(engine, "the measurement did not finish within " + wait.toSeconds() + " s"));
+        progress.println("narwhal profile: " + engine.iid() + (m.passed() ? " measured" : " FAILED") + " in "
+            + String.format(java.util.Locale.ROOT, "%.1f s", m.elapsedNanos() / 1e9));
+        results.add(new Result(engine, m, plan.describe()));
+      }
+      return results;
+    } finally {
+      group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+  }
+
+  /**
+   * Legs are bounded as when serving, but a decode leg's first token follows a prefill of its own
+   * prompt (there is no handoff), so it gets the prefill's bound; a gap between tokens gets {@code
+   * engine.decode_read_timeout_s}, or a minute when that is off.
+   */
+  static EngineProfiler.Settings settings(FleetConfig config) {
+    ExchangeOptions exchange = new ExchangeOptions(seconds(config.engine().connectTimeoutS()),
+        (int) Math.min(Integer.MAX_VALUE, config.serving().maxResponseBytes()));
+    long prefill = seconds(config.serving().prefillTimeoutS()).toNanos();
+    long firstToken = Math.max(prefill, seconds(config.engine().firstTokenTimeoutS()).toNanos());
+    double read = config.engine().decodeReadTimeoutS();
+    long readNanos = read > 0 ? seconds(read).toNanos() : TimeUnit.MINUTES.toNanos(1);
+    return new EngineProfiler.Settings(config.model(), new LegLimits(prefill, 0, exchange),
+        new LegLimits(firstToken, readNanos, exchange), config.profiles().maxDecodeFitMape(),
+        config.profiles().maxDecodeCvMape());
+  }
+
+  private static Duration legBound(FleetConfig config) {
+    return seconds(config.serving().prefillTimeoutS()).multipliedBy(2);
+  }
+
+  private static EngineMeasurement failed(EngineSpec engine, String problem) {
+    return new EngineMeasurement(engine.iid(), null, null, null, List.of(problem), List.of(), 0);
+  }
+
+  private static <T> T await(CompletableFuture<T> future, Duration wait, T otherwise) {
+    try {
+      return future.get(wait.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return otherwise;
+    } catch (TimeoutException | ExecutionException e) {
+      return otherwise;
+    }
+  }
+
+  private static Duration seconds(double s) {
+    return Duration.ofNanos(Math.min(Math.round(s * 1e9), Long.MAX_VALUE / 4));
+  }
+}
