@@ -106,8 +106,10 @@ class StateEndpointTest {
 
   @Test
   void ready_is503WithTheReason_whenNoDecodeEngineIsLeft() throws Exception {
-    try (RoutedFleet fleet = RoutedFleet.start(1, 1, RoutedFleet.fastEngines().build(), StateEndpointTest::fastLiveness,
-        null)) {
+    // Pinned: otherwise the role controller's empty-role fallback has p0 decode too, and the
+    // fleet stays ready (AdaptiveRolesTest covers that).
+    try (RoutedFleet fleet = RoutedFleet.start(1, 1, RoutedFleet.fastEngines().build(),
+        c -> fastLiveness(c).withEngines(c.engines().stream().map(e -> e.withPin(true)).toList()), null)) {
       assertThat(fleet.client.get("/ready").statusCode()).isEqualTo(200);
       fleet.engine("d0").close();
       EngineState d0 = fleet.router.router().fleet().get("d0");
