@@ -49,14 +49,21 @@ public final class PemFiles {
   public static final class PemException extends Exception {
     private static final long serialVersionUID = 1L;
 
-    PemException(String message) {
+    public PemException(String message) {
       super(message, null, false, false);
     }
   }
 
   /** Every certificate of the file, in file order (a chain: the leaf first). */
   public static List<X509Certificate> certificates(Path file) throws PemException {
-    String text = read(file);
+    return certificates(file, read(file));
+  }
+
+  /**
+   * As {@link #certificates(Path)}, from {@code text} already read from {@code file} (a reload
+   * parses exactly the bytes it compared).
+   */
+  public static List<X509Certificate> certificates(Path file, String text) throws PemException {
     List<X509Certificate> out = new ArrayList<>();
     CertificateFactory factory = x509();
     for (Block block : blocks(file, text)) {
@@ -78,7 +85,11 @@ public final class PemFiles {
 
   /** The file's private key: unencrypted PKCS#8 ({@code -----BEGIN PRIVATE KEY-----}). */
   public static PrivateKey privateKey(Path file) throws PemException {
-    String text = read(file);
+    return privateKey(file, read(file));
+  }
+
+  /** As {@link #privateKey(Path)}, from {@code text} already read from {@code file}. */
+  public static PrivateKey privateKey(Path file, String text) throws PemException {
     for (Block block : blocks(file, text)) {
       switch (block.label) {
         case "PRIVATE KEY":
@@ -134,15 +145,19 @@ public final class PemFiles {
    */
   public static @Nullable String chainAndKeyProblem(Path certChain, Path privateKey) {
     try {
-      X509Certificate leaf = certificates(certChain).get(0);
-      PrivateKey key = privateKey(privateKey);
-      if (!matches(key, leaf)) {
-        return privateKey + " is not the key of the first certificate in " + certChain
-            + " (the chain must start with the server's own certificate)";
-      }
+      requireMatch(privateKey(privateKey), certificates(certChain).get(0), certChain, privateKey);
       return null;
     } catch (PemException e) {
       return e.getMessage();
+    }
+  }
+
+  /** Throws unless {@code key} (read from {@code keyFile}) belongs to {@code leaf} (from {@code chainFile}). */
+  public static void requireMatch(PrivateKey key, X509Certificate leaf, Path chainFile, Path keyFile)
+      throws PemException {
+    if (!matches(key, leaf)) {
+      throw new PemException(keyFile + " is not the key of the first certificate in " + chainFile
+          + " (the chain must start with the server's own certificate)");
     }
   }
 
@@ -186,7 +201,8 @@ public final class PemFiles {
     return out;
   }
 
-  private static String read(Path file) throws PemException {
+  /** The file's text, checked to be a plausible PEM file (not a directory, not huge). */
+  public static String read(Path file) throws PemException {
     try {
       if (Files.isDirectory(file)) {
         throw new PemException(file + " is a directory, not a PEM file");
