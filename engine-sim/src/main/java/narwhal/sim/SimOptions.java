@@ -52,6 +52,7 @@ import org.jspecify.annotations.Nullable;
  *     none
  * @param streamFraming how streamed responses are framed at start ({@code POST /admin/framing} and
  *     {@link SimEngine#setStreamFraming} switch it at run time): chunked, or close-delimited
+ * @param tls the certificate and key to serve TLS with (an {@code https://} engine), or null
  */
 public record SimOptions(
     String host,
@@ -79,7 +80,8 @@ public record SimOptions(
     long kvWaitMillis,
     Map<String, JsonNode> kvExtraFields,
     @Nullable String apiKey,
-    StreamFraming streamFraming) {
+    StreamFraming streamFraming,
+    @Nullable SimTls tls) {
 
   public SimOptions {
     requireNonNull(host, "host");
@@ -144,7 +146,8 @@ public record SimOptions(
         .kvWaitMillis(kvWaitMillis)
         .kvExtraFields(kvExtraFields)
         .apiKey(apiKey)
-        .streamFraming(streamFraming);
+        .streamFraming(streamFraming)
+        .tls(tls);
   }
 
   private static void check(boolean condition, String message) {
@@ -186,6 +189,7 @@ public record SimOptions(
     private final Map<String, JsonNode> kvExtraFields = new LinkedHashMap<>();
     private @Nullable String apiKey;
     private StreamFraming streamFraming = StreamFraming.CHUNKED;
+    private @Nullable SimTls tls;
 
     /** Marks a field {@link #withoutAttest} removed from the document. */
     private static final Object DROPPED = new Object();
@@ -272,6 +276,8 @@ public record SimOptions(
     public Builder apiKey(@Nullable String v) { apiKey = v; return this; }
     /** How streamed responses are framed (default {@link StreamFraming#CHUNKED}). */
     public Builder streamFraming(StreamFraming v) { streamFraming = v; return this; }
+    /** Serves TLS with these files (null: plain HTTP, the default). */
+    public Builder tls(@Nullable SimTls v) { tls = v; return this; }
     /** Builds the options; throws {@link IllegalArgumentException} on an out-of-range value. */
     public SimOptions build() {
       String id = engineId != null ? engineId : UUID.randomUUID().toString();
@@ -310,7 +316,8 @@ public record SimOptions(
           kvWaitMillis,
           kvExtraFields,
           apiKey,
-          streamFraming);
+          streamFraming,
+          tls);
     }
   }
 }
