@@ -3,7 +3,10 @@ package narwhal.config;
 import static narwhal.config.NumberRange.NON_NEGATIVE;
 
 import java.nio.file.Path;
+import java.security.PrivateKey;
+import java.security.cert.X509Certificate;
 import java.util.Collections;
+import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -39,11 +42,8 @@ final class TlsSectionParsers {
     if (clientAuth != null && clientCa == null && t.isValid("client_ca")) {
       t.error("client_auth", "needs client_ca: the CA bundle client certificates are verified against");
     }
-    boolean filesRead = checkCertificates(t, "cert_chain", certChain) & checkKey(t, "private_key", privateKey);
-    if (filesRead && certChain != null && privateKey != null) {
-      checkPair(t, "private_key", certChain, privateKey);
-    }
-    checkCertificates(t, "client_ca", clientCa);
+    checkPair(t, "cert_chain", certChain, "private_key", privateKey);
+    certificates(t, "client_ca", clientCa);
     if (certChain == null || privateKey == null) {
       return null;
     }
@@ -67,16 +67,13 @@ final class TlsSectionParsers {
     Path clientKey = path(t, t.optionalString("client_key"));
     boolean verifyHostname = t.bool("verify_hostname", d.verifyHostname());
     t.finish();
-    checkCertificates(t, "ca_bundle", caBundle);
+    certificates(t, "ca_bundle", caBundle);
     if ((clientCert == null) != (clientKey == null) && t.isValid("client_cert") && t.isValid("client_key")) {
       t.error(clientCert == null ? "client_cert" : "client_key",
           "client_cert and client_key go together: set both for a client certificate (mTLS to engines), or neither");
       return d.withCaBundle(caBundle).withVerifyHostname(verifyHostname);
     }
-    if (clientCert != null
-        && checkCertificates(t, "client_cert", clientCert) & checkKey(t, "client_key", clientKey)) {
-      checkPair(t, "client_key", clientCert, clientKey);
-    }
+    checkPair(t, "client_cert", clientCert, "client_key", clientKey);
     return new EngineTlsConfig(caBundle, clientCert, clientKey, verifyHostname);
   }
 
@@ -91,37 +88,36 @@ final class TlsSectionParsers {
     return text == null || text.isBlank() ? null : Path.of(text);
   }
 
-  /** True when the file (if any) holds at least one certificate; records the problem otherwise. */
-  private static boolean checkCertificates(ConfigObject t, String key, @Nullable Path file) {
+  /** The file's certificates, or null when there is no file or it has a problem (recorded). */
+  private static @Nullable List<X509Certificate> certificates(ConfigObject t, String key, @Nullable Path file) {
     if (file == null) {
-      return true;
+      return null;
     }
     try {
-      PemFiles.certificates(file);
-      return true;
+      return PemFiles.certificates(file);
     } catch (PemFiles.PemException e) {
       t.error(key, e.getMessage());
-      return false;
+      return null;
     }
   }
 
-  private static boolean checkKey(ConfigObject t, String key, @Nullable Path file) {
-    if (file == null) {
-      return true;
+  /**
+   * Reads a certificate chain and its key, each once, recording a problem with either, or with
+   * the key not being the chain's first certificate's (at the key's path).
+   */
+  private static void checkPair(ConfigObject t, String chainKey, @Nullable Path chainFile, String keyKey,
+      @Nullable Path keyFile) {
+    List<X509Certificate> chain = certificates(t, chainKey, chainFile);
+    if (keyFile == null) {
+      return;
     }
     try {
-      PemFiles.privateKey(file);
-      return true;
+      PrivateKey key = PemFiles.privateKey(keyFile);
+      if (chain != null) {
+        PemFiles.requireMatch(key, chain.get(0), chainFile, keyFile);
+      }
     } catch (PemFiles.PemException e) {
-      t.error(key, e.getMessage());
-      return false;
-    }
-  }
-
-  private static void checkPair(ConfigObject t, String keyKey, Path certChain, Path privateKey) {
-    String problem = PemFiles.chainAndKeyProblem(certChain, privateKey);
-    if (problem != null) {
-      t.error(keyKey, problem);
+      t.error(keyKey, e.getMessage());
     }
   }
 }

@@ -31,6 +31,11 @@ public enum TlsProblem {
   NOT_TLS("the engine does not speak TLS", "it answered in plain text: should its URL be http://?"),
   HANDSHAKE_FAILED("TLS handshake failed", "");
 
+  /** The alerts a server sends about a client's certificate (RFC 8446 section 6.2), as the JDK names them. */
+  private static final java.util.Set<String> CLIENT_CERTIFICATE_ALERTS = java.util.Set.of(
+      "bad_certificate", "certificate_required", "unknown_ca", "certificate_unknown", "certificate_expired",
+      "certificate_revoked", "unsupported_certificate");
+
   private final String phrase;
   private final String fix;
 
@@ -106,10 +111,9 @@ public enum TlsProblem {
     if (t.getClass().getSimpleName().equals("NotSslRecordException")) {
       return NOT_TLS; // Netty's: the answer was not a TLS record
     }
-    if (t instanceof SSLException
-        && (message.contains("bad_certificate") || message.contains("certificate_required")
-            || message.contains("unknown_ca") && message.contains("Received fatal alert"))) {
-      return CLIENT_CERTIFICATE_REFUSED; // the engine's alert about the certificate the router sent
+    if (t instanceof SSLException && message.startsWith("Received fatal alert: ")
+        && CLIENT_CERTIFICATE_ALERTS.contains(message.substring("Received fatal alert: ".length()))) {
+      return CLIENT_CERTIFICATE_REFUSED; // the engine's alert about the certificate the router sent (or did not)
     }
     return null;
   }

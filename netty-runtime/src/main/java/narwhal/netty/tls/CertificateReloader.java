@@ -57,9 +57,9 @@ final class CertificateReloader {
 
   /** One check, now: reloads when the files changed. Runs on the scheduler. */
   void check() {
-    ServerIdentity.Files files;
+    ServerIdentity.FileContents files;
     try {
-      files = ServerIdentity.Files.read(certChain, privateKey);
+      files = ServerIdentity.FileContents.read(certChain, privateKey);
     } catch (PemException e) {
       refuse("unreadable:" + e.getMessage(), e.getMessage());
       return;

@@ -27,12 +27,12 @@ import narwhal.config.PemFiles.PemException;
 record ServerIdentity(String digest, List<X509Certificate> chain, X509ExtendedKeyManager keyManager) {
 
   /** The files' current bytes, read once: the digest and the parse see the same content. */
-  record Files(String certText, String keyText, String digest) {
+  record FileContents(String certText, String keyText, String digest) {
 
-    static Files read(Path certChain, Path privateKey) throws PemException {
+    static FileContents read(Path certChain, Path privateKey) throws PemException {
       String cert = PemFiles.read(certChain);
       String key = PemFiles.read(privateKey);
-      return new Files(cert, key, sha256(cert + "\u0000" + key));
+      return new FileContents(cert, key, sha256(cert + "\u0000" + key));
     }
   }
 
@@ -45,7 +45,7 @@ record ServerIdentity(String digest, List<X509Certificate> chain, X509ExtendedKe
    *
    * @throws PemException a file is not PEM, or the key is not the leaf certificate's
    */
-  static ServerIdentity load(Path certChain, Path privateKey, Files files) throws PemException {
+  static ServerIdentity load(Path certChain, Path privateKey, FileContents files) throws PemException {
     List<X509Certificate> chain = PemFiles.certificates(certChain, files.certText());
     PrivateKey key = PemFiles.privateKey(privateKey, files.keyText());
     PemFiles.requireMatch(key, chain.get(0), certChain, privateKey);

@@ -70,7 +70,7 @@ public final class ServerTls implements AutoCloseable {
     List<X509Certificate> clientCa = null;
     try {
       identity = ServerIdentity.load(config.certChain(), config.privateKey(),
-          ServerIdentity.Files.read(config.certChain(), config.privateKey()));
+          ServerIdentity.FileContents.read(config.certChain(), config.privateKey()));
       if (config.verifiesClients() && config.clientCa() != null) {
         clientCa = PemFiles.certificates(config.clientCa());
       }
