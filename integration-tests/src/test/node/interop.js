@@ -3,7 +3,9 @@
 // non-Java internal service relies on: streaming, the unary answer, deadlines, cancellation,
 // the documented statuses and trailers, and health.
 //
-//   node interop.js --port 50051 [--host 127.0.0.1]
+//   node interop.js --port 50051 [--host 127.0.0.1] [--ca CA.pem]
+//
+// With --ca the channel is TLS, the router's certificate verified against that CA bundle.
 //
 // Prints one JSON object with what it saw (the JUnit test that runs it compares the generated
 // text with the simulator's) and exits 0 when every check passed, 1 naming the failed checks.
@@ -29,8 +31,11 @@ const loaded = protoLoader.loadSync(
     {keepCase: true, longs: String, enums: String, defaults: true, oneofs: true,
       includeDirs: [SERVICE_ROOT, PROTO_ROOT, HEALTH_ROOT]});
 const descriptors = grpc.loadPackageDefinition(loaded);
-const router = new descriptors.narwhal.v1.Router(target, grpc.credentials.createInsecure());
-const health = new descriptors.grpc.health.v1.Health(target, grpc.credentials.createInsecure());
+const ca = arg('ca', null);
+const credentials = () => (ca === null ? grpc.credentials.createInsecure()
+  : grpc.credentials.createSsl(require('node:fs').readFileSync(ca)));
+const router = new descriptors.narwhal.v1.Router(target, credentials());
+const health = new descriptors.grpc.health.v1.Health(target, credentials());
 
 const failures = [];
 const seen = {};

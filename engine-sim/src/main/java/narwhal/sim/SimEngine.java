@@ -16,6 +16,7 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.ssl.SslContext;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -94,6 +95,7 @@ public final class SimEngine implements AutoCloseable {
     SimulatedEngineState state = new SimulatedEngineState(requireNonNull(options, "options"), group.next());
     ChannelGroup channels = new DefaultChannelGroup("narwhal-sim", GlobalEventExecutor.INSTANCE);
     AtomicBoolean frozen = new AtomicBoolean();
+    SslContext tls = options.tls() == null ? null : options.tls().serverContext();
     ServerBootstrap bootstrap =
         new ServerBootstrap()
             .group(group)
@@ -109,8 +111,11 @@ public final class SimEngine implements AutoCloseable {
                     if (frozen.get()) {
                       ch.config().setAutoRead(false); // accepted just as the engine froze
                     }
+                    ch.pipeline().addLast(new FreezeGate(frozen));
+                    if (tls != null) {
+                      ch.pipeline().addLast("tls", tls.newHandler(ch.alloc()));
+                    }
                     ch.pipeline()
-                        .addLast(new FreezeGate(frozen))
                         .addLast(new HttpServerCodec())
                         .addLast(new HttpObjectAggregator(MAX_BODY_BYTES))
                         .addLast(new SimHttpHandler(state));
@@ -151,7 +156,7 @@ public final class SimEngine implements AutoCloseable {
     return port;
   }
 
-  /** {@code http://HOST:PORT}, with 127.0.0.1 when bound to a wildcard address. */
+  /** {@code http://HOST:PORT} ({@code https://} when serving TLS), with 127.0.0.1 when bound to a wildcard address. */
   public String baseUrl() {
     String host = state.options.host();
     if (host.isEmpty()
@@ -159,7 +164,7 @@ public final class SimEngine implements AutoCloseable {
       host = "127.0.0.1";
     }
     // HostAndPort brackets an IPv6 literal.
-    return "http://" + HostAndPort.fromParts(host, port);
+    return (state.options.tls() == null ? "http://" : "https://") + HostAndPort.fromParts(host, port);
   }
 
   /**

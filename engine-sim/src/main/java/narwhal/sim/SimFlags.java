@@ -166,6 +166,12 @@ public final class SimFlags {
           + "it parses, else text)"})
   List<Map.Entry<String, JsonNode>> kvExtraFields = new ArrayList<>();
 
+  @Option(names = "--tls-cert", paramLabel = "FILE", description = "serve TLS (https://) with this PEM certificate chain")
+  java.nio.file.@Nullable Path tlsCert;
+
+  @Option(names = "--tls-key", paramLabel = "FILE", description = "the certificate's PKCS#8 PEM key (with --tls-cert)")
+  java.nio.file.@Nullable Path tlsKey;
+
   /** The options these flags describe; throws {@link IllegalArgumentException} on an out-of-range value. */
   public SimOptions toOptions() {
     SimOptions.Builder b = SimOptions.builder().port(port).host(host).model(model).seed(seed)
@@ -193,6 +199,7 @@ public final class SimFlags {
     }
     kvExtraFields.forEach(field -> b.kvExtraField(field.getKey(), field.getValue()));
     try {
+      b.tls(SimTls.of(tlsCert, tlsKey));
       return b.build();
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("invalid options: " + e.getMessage(), e);

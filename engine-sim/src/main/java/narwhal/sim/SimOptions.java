@@ -62,6 +62,7 @@ import org.jspecify.annotations.Nullable;
  * @param gpu the gpu timing mode's profile, or null for the simple mode; its KV cache must hold
  *     {@code maxModelLen} tokens (vLLM refuses to start otherwise), so any request the engine
  *     accepts can run, alone at worst
+ * @param tls the certificate and key to serve TLS with (an {@code https://} engine), or null
  */
 public record SimOptions(
     String host,
@@ -90,7 +91,8 @@ public record SimOptions(
     Map<String, JsonNode> kvExtraFields,
     @Nullable String apiKey,
     StreamFraming streamFraming,
-    @Nullable GpuProfile gpu) {
+    @Nullable GpuProfile gpu,
+    @Nullable SimTls tls) {
 
   // Simple-mode defaults as constants, so flag help text (annotation strings) quotes them.
   static final double DEFAULT_PREFILL_BASE_MILLIS = 2;
@@ -173,7 +175,8 @@ public record SimOptions(
         .kvExtraFields(kvExtraFields)
         .apiKey(apiKey)
         .streamFraming(streamFraming)
-        .gpu(gpu);
+        .gpu(gpu)
+        .tls(tls);
   }
 
   private static void check(boolean condition, String message) {
@@ -216,6 +219,7 @@ public record SimOptions(
     private @Nullable String apiKey;
     private StreamFraming streamFraming = StreamFraming.CHUNKED;
     private @Nullable GpuProfile gpu;
+    private @Nullable SimTls tls;
 
     /** Marks a field {@link #withoutAttest} removed from the document. */
     private static final Object DROPPED = new Object();
@@ -307,6 +311,8 @@ public record SimOptions(
      * default) for the simple mode.
      */
     public Builder gpu(@Nullable GpuProfile v) { gpu = v; return this; }
+    /** Serves TLS with these files (null: plain HTTP, the default). */
+    public Builder tls(@Nullable SimTls v) { tls = v; return this; }
     /** Builds the options; throws {@link IllegalArgumentException} on an out-of-range value. */
     public SimOptions build() {
       String id = engineId != null ? engineId : UUID.randomUUID().toString();
@@ -346,7 +352,8 @@ public record SimOptions(
           kvExtraFields,
           apiKey,
           streamFraming,
-          gpu);
+          gpu,
+          tls);
     }
   }
 }

@@ -22,6 +22,7 @@ import java.util.Objects;
  *     {@link #withEngineApiKey}
  * @param connector the KV connector; only {@code nixl}
  * @param dialect the engines' wire dialect; only {@code vllm} unless more are registered
+ * @param tls how {@code https://} engines are verified and which client certificate they are shown
  */
 public record EngineConfig(
     double firstTokenTimeoutS,
@@ -37,7 +38,8 @@ public record EngineConfig(
     String engineApiKeyEnv,
     EngineApiKey engineApiKey,
     String connector,
-    String dialect) {
+    String dialect,
+    EngineTlsConfig tls) {
 
   public static final String CONNECTOR_NIXL = "nixl";
   public static final String DIALECT_VLLM = "vllm";
@@ -48,6 +50,29 @@ public record EngineConfig(
     Objects.requireNonNull(engineApiKey, "engineApiKey");
     Objects.requireNonNull(connector, "connector");
     Objects.requireNonNull(dialect, "dialect");
+    Objects.requireNonNull(tls, "tls");
+  }
+
+  /** A config with the default {@code engine.tls}: the JVM's trust store, host names verified. */
+  public EngineConfig(
+      double firstTokenTimeoutS,
+      String firstTokenCalibrationPath,
+      double decodeReadTimeoutS,
+      boolean tokenize,
+      double tokenizeTimeoutS,
+      double charsPerToken,
+      double connectTimeoutS,
+      double poolTimeoutS,
+      double healthTimeoutS,
+      int controlConnections,
+      String engineApiKeyEnv,
+      EngineApiKey engineApiKey,
+      String connector,
+      String dialect) {
+    this(
+        firstTokenTimeoutS, firstTokenCalibrationPath, decodeReadTimeoutS, tokenize,
+        tokenizeTimeoutS, charsPerToken, connectTimeoutS, poolTimeoutS, healthTimeoutS,
+        controlConnections, engineApiKeyEnv, engineApiKey, connector, dialect, EngineTlsConfig.defaults());
   }
 
   /** A config without a resolved key ({@link EngineApiKey#none()}). */
@@ -134,6 +159,10 @@ public record EngineConfig(
     return toBuilder().dialect(value).build();
   }
 
+  public EngineConfig withTls(EngineTlsConfig value) {
+    return toBuilder().tls(value).build();
+  }
+
   /**
    * Builds an {@link EngineConfig} by name rather than by position; {@link #build} applies the
    * record's checks. Start from {@link EngineConfig#defaults} with {@link #toBuilder}.
@@ -153,6 +182,7 @@ public record EngineConfig(
     private EngineApiKey engineApiKey;
     private String connector;
     private String dialect;
+    private EngineTlsConfig tls;
 
     private Builder(EngineConfig from) {
       firstTokenTimeoutS = from.firstTokenTimeoutS;
@@ -169,6 +199,7 @@ public record EngineConfig(
       engineApiKey = from.engineApiKey;
       connector = from.connector;
       dialect = from.dialect;
+      tls = from.tls;
     }
 
     public Builder firstTokenTimeoutS(double value) {
@@ -241,11 +272,16 @@ public record EngineConfig(
       return this;
     }
 
+    public Builder tls(EngineTlsConfig value) {
+      tls = value;
+      return this;
+    }
+
     public EngineConfig build() {
       return new EngineConfig(
           firstTokenTimeoutS, firstTokenCalibrationPath, decodeReadTimeoutS, tokenize,
           tokenizeTimeoutS, charsPerToken, connectTimeoutS, poolTimeoutS, healthTimeoutS,
-          controlConnections, engineApiKeyEnv, engineApiKey, connector, dialect);
+          controlConnections, engineApiKeyEnv, engineApiKey, connector, dialect, tls);
     }
   }
 }

@@ -39,6 +39,7 @@ final class SectionParsers {
     double headerTimeoutS = s.number("header_timeout_s", d.headerTimeoutS(), NON_NEGATIVE);
     double idleTimeoutS = s.number("idle_timeout_s", d.idleTimeoutS(), NON_NEGATIVE);
     int maxClientConnections = s.integer("max_client_connections", d.maxClientConnections(), 1);
+    ServingTlsConfig tls = TlsSectionParsers.serving(s);
 
     if (queueCapacity > 0 && queueTimeoutS <= 0 && s.isValid("queue_timeout_s")) {
       s.error(
@@ -81,6 +82,7 @@ final class SectionParsers {
         .headerTimeoutS(headerTimeoutS)
         .idleTimeoutS(idleTimeoutS)
         .maxClientConnections(maxClientConnections)
+        .tls(tls)
         .build();
   }
 
@@ -105,6 +107,7 @@ final class SectionParsers {
         Objects.requireNonNullElse(e.choice("connector", Choices.CONNECTORS, false), d.connector());
     String dialect =
         Objects.requireNonNullElse(e.choice("dialect", dialects(e), false), d.dialect());
+    EngineTlsConfig tls = TlsSectionParsers.engine(e);
     e.finish();
     return d.toBuilder()
         .firstTokenTimeoutS(firstTokenTimeoutS)
@@ -121,6 +124,7 @@ final class SectionParsers {
         .engineApiKey(engineApiKey)
         .connector(connector)
         .dialect(dialect)
+        .tls(tls)
         .build();
   }
 

@@ -1,6 +1,7 @@
 package narwhal.config;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@code serving} section: admission limits, the request deadline, retries, size limits, and
@@ -30,6 +31,7 @@ import java.util.Objects;
  *     off
  * @param maxClientConnections the most client HTTP connections open at once, whether or not they
  *     hold an admission seat
+ * @param tls TLS on both front-ends ({@code serving.tls}), or null to serve plain TCP
  */
 public record ServingConfig(
     AdmissionMode admission,
@@ -49,12 +51,26 @@ public record ServingConfig(
     double gracefulTimeoutS,
     double headerTimeoutS,
     double idleTimeoutS,
-    int maxClientConnections) {
+    int maxClientConnections,
+    @Nullable ServingTlsConfig tls) {
 
   public static final long MIB = 1024L * 1024L;
 
   public ServingConfig {
     Objects.requireNonNull(admission, "admission");
+  }
+
+  /** A config serving plain TCP (no {@code serving.tls}). */
+  public ServingConfig(
+      AdmissionMode admission, double admissionMargin, int maxConnections, int queueCapacity,
+      double queueTimeoutS, int maxAttempts, double retryBaseS, double retryCapS, double retryBudget,
+      double retryReplenish, long maxRequestBytes, long maxResponseBytes, double requestTimeoutS,
+      double prefillTimeoutS, double gracefulTimeoutS, double headerTimeoutS, double idleTimeoutS,
+      int maxClientConnections) {
+    this(admission, admissionMargin, maxConnections, queueCapacity, queueTimeoutS, maxAttempts,
+        retryBaseS, retryCapS, retryBudget, retryReplenish, maxRequestBytes, maxResponseBytes,
+        requestTimeoutS, prefillTimeoutS, gracefulTimeoutS, headerTimeoutS, idleTimeoutS,
+        maxClientConnections, null);
   }
 
   public static ServingConfig defaults() {
@@ -163,6 +179,11 @@ public record ServingConfig(
     return toBuilder().maxClientConnections(value).build();
   }
 
+  /** Serves TLS with {@code value} on both front-ends, or plain TCP with null. */
+  public ServingConfig withTls(@Nullable ServingTlsConfig value) {
+    return toBuilder().tls(value).build();
+  }
+
   /**
    * Builds a {@link ServingConfig} by name rather than by position; {@link #build} applies the
    * record's checks. Start from {@link ServingConfig#defaults} with {@link #toBuilder}.
@@ -186,6 +207,7 @@ public record ServingConfig(
     private double headerTimeoutS;
     private double idleTimeoutS;
     private int maxClientConnections;
+    private @Nullable ServingTlsConfig tls;
 
     private Builder(ServingConfig from) {
       admission = from.admission;
@@ -206,6 +228,7 @@ public record ServingConfig(
       headerTimeoutS = from.headerTimeoutS;
       idleTimeoutS = from.idleTimeoutS;
       maxClientConnections = from.maxClientConnections;
+      tls = from.tls;
     }
 
     public Builder admission(AdmissionMode value) {
@@ -298,12 +321,17 @@ public record ServingConfig(
       return this;
     }
 
+    public Builder tls(@Nullable ServingTlsConfig value) {
+      tls = value;
+      return this;
+    }
+
     public ServingConfig build() {
       return new ServingConfig(
           admission, admissionMargin, maxConnections, queueCapacity, queueTimeoutS, maxAttempts,
           retryBaseS, retryCapS, retryBudget, retryReplenish, maxRequestBytes, maxResponseBytes,
           requestTimeoutS, prefillTimeoutS, gracefulTimeoutS, headerTimeoutS, idleTimeoutS,
-          maxClientConnections);
+          maxClientConnections, tls);
     }
   }
 }

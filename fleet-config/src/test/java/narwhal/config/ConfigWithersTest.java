@@ -37,6 +37,9 @@ class ConfigWithersTest {
    * One instance of every config record that has withers or a builder. A new such record fails
    * {@link #everyRecordWithWithersOrABuilderHasASample} until it gets one here.
    */
+  private static final ServingTlsConfig SERVING_TLS =
+      ServingTlsConfig.of(Path.of("chain.pem"), Path.of("key.pem")).withClientCa(Path.of("ca.pem"), ClientAuthMode.REQUIRE);
+
   private static final Map<Class<?>, Object> SAMPLES =
       Map.of(
           FleetConfig.class,
@@ -47,7 +50,10 @@ class ConfigWithersTest {
           RecoveryConfig.class, RecoveryConfig.defaults(),
           ControllerConfig.class, ControllerConfig.defaults(),
           SloConfig.class, SloConfig.defaults(),
-          EngineContract.class, EngineContract.defaults());
+          EngineContract.class, EngineContract.defaults(),
+          ServingTlsConfig.class, SERVING_TLS,
+          EngineTlsConfig.class,
+          new EngineTlsConfig(Path.of("ca.pem"), Path.of("client.pem"), Path.of("client.key"), true));
 
   /**
    * Withers that set more than one field, or set a field from a value of another type, keyed by
@@ -60,7 +66,9 @@ class ConfigWithersTest {
           "EngineConfig.withEngineApiKey/2", List.of("engineApiKeyEnv", "engineApiKey"),
           "ServingConfig.withQueue/2", List.of("queueCapacity", "queueTimeoutS"),
           "ServingConfig.withRetryBackoff/2", List.of("retryBaseS", "retryCapS"),
-          "ServingConfig.withRetryBudget/2", List.of("retryBudget", "retryReplenish"));
+          "ServingConfig.withRetryBudget/2", List.of("retryBudget", "retryReplenish"),
+          "ServingTlsConfig.withClientCa/2", List.of("clientCa", "clientAuth"),
+          "EngineTlsConfig.withClientCertificate/2", List.of("clientCert", "clientKey"));
 
   @Test
   void everyRecordWithWithersOrABuilderHasASample() throws Exception {
@@ -180,6 +188,12 @@ class ConfigWithersTest {
     }
     if (type == URI.class) {
       return URI.create(current == null ? "http://changed.example:9" : current + "9");
+    }
+    if (type == Path.class) {
+      return Path.of(current == null ? "changed.pem" : current + "-changed");
+    }
+    if (type == ServingTlsConfig.class && current == null) {
+      return SERVING_TLS; // no defaults: a certificate and a key are required
     }
     if (type == EngineApiKey.class) {
       return EngineApiKey.of(current == null || !((EngineApiKey) current).isSet() ? "changed-key" : "other-key");

@@ -297,16 +297,21 @@ class FleetFileParserTest {
     String doc = Files.readString(Path.of("..", "docs", "configuration.md"));
     Matcher blocks = Pattern.compile("```json\n(.*?)```", Pattern.DOTALL).matcher(doc);
     Map<String, String> env =
-        Map.of(
-            "ENGINE_API_KEY", "sk-example",
-            "ENGINE_0_URL", "http://10.0.0.10:8000",
-            "ENGINE_0_ATTEST_URL", "http://10.0.0.10:9000/attest",
-            "ENGINE_1_URL", "http://10.0.0.11:8000",
-            "ENGINE_1_ATTEST_URL", "http://10.0.0.11:9000/attest",
-            "ENGINE_2_URL", "http://10.0.0.12:8000",
-            "ENGINE_2_ATTEST_URL", "http://10.0.0.12:9000/attest",
-            "ENGINE_3_URL", "http://10.0.0.13:8000",
-            "ENGINE_3_ATTEST_URL", "http://10.0.0.13:9000/attest");
+        Map.ofEntries(
+            Map.entry("ENGINE_API_KEY", "sk-example"),
+            Map.entry("ENGINE_0_URL", "http://10.0.0.10:8000"),
+            Map.entry("ENGINE_0_ATTEST_URL", "http://10.0.0.10:9000/attest"),
+            Map.entry("ENGINE_1_URL", "http://10.0.0.11:8000"),
+            Map.entry("ENGINE_1_ATTEST_URL", "http://10.0.0.11:9000/attest"),
+            Map.entry("ENGINE_2_URL", "https://10.0.0.12:8443"),
+            Map.entry("ENGINE_2_ATTEST_URL", "http://10.0.0.12:9000/attest"),
+            Map.entry("ENGINE_3_URL", "http://10.0.0.13:8000"),
+            Map.entry("ENGINE_3_ATTEST_URL", "http://10.0.0.13:9000/attest"),
+            // The example's TLS files: the test's own certificate and key stand in for them.
+            Map.entry("TLS_CERT", TlsConfigTest.fixture("server.crt")),
+            Map.entry("TLS_KEY", TlsConfigTest.fixture("server.key")),
+            Map.entry("TLS_CLIENT_CA", TlsConfigTest.fixture("ec.crt")),
+            Map.entry("ENGINES_CA", TlsConfigTest.fixture("server.crt")));
     List<FleetConfig> parsed = new ArrayList<>();
     while (blocks.find()) {
       parsed.add(FleetFileParser.parse(blocks.group(1), env::get, Set.of("vllm")));
@@ -314,6 +319,8 @@ class FleetFileParserTest {
 
     assertThat(parsed).hasSize(2);
     assertThat(parsed.get(1).handoffBoundS()).isEqualTo(25.0);
+    assertThat(parsed.get(1).serving().tls().clientAuth()).isEqualTo(ClientAuthMode.REQUIRE);
+    assertThat(parsed.get(1).engine().tls().caBundle()).isNotNull();
   }
 
   @Test

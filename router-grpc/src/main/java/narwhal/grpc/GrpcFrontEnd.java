@@ -1,12 +1,15 @@
 package narwhal.grpc;
 
 import io.grpc.Server;
+import io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslProvider;
 import io.netty.util.concurrent.EventExecutor;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -14,8 +17,10 @@ import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLException;
 import narwhal.api.CompletionService;
 import narwhal.netty.EventLoopScheduler;
+import narwhal.netty.tls.ServerTls;
 
 /**
  * The gRPC front-end: {@code narwhal.v1.Router} over a {@link CompletionService}, with
@@ -25,6 +30,9 @@ import narwhal.netty.EventLoopScheduler;
  * <p>The server runs on the caller's event loop groups, which HTTP and the engine transport may
  * share: each call runs on the event loop it arrived on, and so do its engine connections. Handlers
  * never block, so they run on the transport thread (no executor hop). See docs/grpc-api.md.
+ *
+ * <p>With {@link GrpcFrontEndOptions#tls()} set it serves gRPC over TLS (ALPN {@code h2}) with the
+ * settings of {@link ServerTls}, client certificates included.
  *
  * <p>The event loop groups belong to the caller and are not shut down by {@link #close()}.
  */
@@ -84,6 +92,10 @@ public final class GrpcFrontEnd implements AutoCloseable {
     if (!options.idleTimeout().isZero()) {
       builder.maxConnectionIdle(Math.max(1, options.idleTimeout().toMillis()), TimeUnit.MILLISECONDS);
     }
+    if (options.tls() != null) {
+      // The handshake timeout above bounds the TLS handshake too: it runs before the preface.
+      builder.sslContext(options.tls());
+    }
     Server server = builder
         .bossEventLoopGroup(bossGroup)
         .workerEventLoopGroup(workerGroup)
@@ -104,6 +116,21 @@ public final class GrpcFrontEnd implements AutoCloseable {
       throw new UncheckedIOException("cannot serve gRPC on " + options.host() + ":" + options.port(), e);
     }
     return new GrpcFrontEnd(server, readiness, workerGroup, openCalls, validator);
+  }
+
+  /**
+   * The gRPC front-end's TLS context over {@code tls}'s settings and certificate (reloaded as the
+   * HTTP front-end's is): grpc-netty's {@link GrpcSslContexts} adds ALPN {@code h2}, which gRPC
+   * over TLS needs, and the same modern cipher list; the protocols stay TLS 1.3 and 1.2.
+   *
+   * @throws IllegalStateException the JDK cannot build it (no ALPN: impossible on Java 9+)
+   */
+  public static SslContext tlsContext(ServerTls tls) {
+    try {
+      return GrpcSslContexts.configure(tls.contextBuilder(), SslProvider.JDK).protocols(ServerTls.PROTOCOLS).build();
+    } catch (SSLException e) {
+      throw new IllegalStateException("cannot build the gRPC TLS context: " + e.getMessage(), e);
+    }
   }
 
   /** grpcurl and other tools before reflection v1 only speak v1alpha. */

@@ -1,6 +1,8 @@
 package narwhal.grpc;
 
+import io.netty.handler.ssl.SslContext;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How the gRPC front-end serves.
@@ -15,10 +17,12 @@ import java.time.Duration;
  *     send the HTTP/2 preface and settings before it is closed; zero keeps grpc-java's 120 s
  * @param idleTimeout {@code serving.idle_timeout_s}: a connection with no call in progress for
  *     this long is closed (GOAWAY); zero turns it off
+ * @param tls the server TLS context (ALPN {@code h2}, see {@link GrpcFrontEnd#tlsContext}), or
+ *     null to serve plaintext HTTP/2
  */
 public record GrpcFrontEndOptions(
     String host, int port, long maxRequestBytes, long maxResponseBytes, Duration readinessPoll,
-    Duration handshakeTimeout, Duration idleTimeout) {
+    Duration handshakeTimeout, Duration idleTimeout, @Nullable SslContext tls) {
 
   public GrpcFrontEndOptions {
     if (port < 0 || port > 65535) {
@@ -33,6 +37,15 @@ public record GrpcFrontEndOptions(
     if (handshakeTimeout.isNegative() || idleTimeout.isNegative()) {
       throw new IllegalArgumentException("timeouts must be >= 0 (0 = off)");
     }
+    if (tls != null && !tls.isServer()) {
+      throw new IllegalArgumentException("tls must be a server context");
+    }
+  }
+
+  /** Plaintext options. */
+  public GrpcFrontEndOptions(String host, int port, long maxRequestBytes, long maxResponseBytes,
+      Duration readinessPoll, Duration handshakeTimeout, Duration idleTimeout) {
+    this(host, port, maxRequestBytes, maxResponseBytes, readinessPoll, handshakeTimeout, idleTimeout, null);
   }
 
   /** With the default connection timeouts: 20 s for the handshake, 90 s idle (as HTTP's). */
@@ -50,7 +63,13 @@ public record GrpcFrontEndOptions(
   /** These options with other connection timeouts (zero: grpc-java's default / off). */
   public GrpcFrontEndOptions withConnectionTimeouts(Duration handshakeTimeout, Duration idleTimeout) {
     return new GrpcFrontEndOptions(host, port, maxRequestBytes, maxResponseBytes, readinessPoll,
-        handshakeTimeout, idleTimeout);
+        handshakeTimeout, idleTimeout, tls);
+  }
+
+  /** These options serving TLS with {@code context} ({@link GrpcFrontEnd#tlsContext}), or plaintext with null. */
+  public GrpcFrontEndOptions withTls(@Nullable SslContext context) {
+    return new GrpcFrontEndOptions(host, port, maxRequestBytes, maxResponseBytes, readinessPoll,
+        handshakeTimeout, idleTimeout, context);
   }
 
   /**

@@ -37,6 +37,10 @@ import org.jspecify.annotations.Nullable;
  * stream back through {@link narwhal.api.ClientSink#isWritable()}; a client that disconnects
  * cancels its request.
  *
+ * <p>With {@link HttpFrontEndOptions#tls()} set the front-end serves HTTPS: an {@code SslHandler}
+ * is first in every connection's pipeline, and the header timeout, which starts at accept, bounds
+ * the TLS handshake too.
+ *
  * <p>Client connections are bounded in number ({@link HttpFrontEndOptions#maxConnections()}) and
  * in time: a head must arrive within the header timeout and a kept-alive connection may idle
  * between requests only for the idle timeout (see {@link ConnectionTimeouts}). Neither holds an
@@ -173,6 +177,10 @@ public final class HttpFrontEnd implements AutoCloseable {
                   @Override
                   protected void initChannel(SocketChannel ch) {
                     connections.add(ch);
+                    if (options.tls() != null) {
+                      // First: every byte after it, a refusal at the cap included, is TLS.
+                      ch.pipeline().addLast("tls", options.tls().newHandler(ch.alloc()));
+                    }
                     if (!clientConnections.admit(ch)) {
                       return; // over serving.max_client_connections: answered 503, closing
                     }

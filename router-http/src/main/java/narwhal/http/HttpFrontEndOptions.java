@@ -1,7 +1,9 @@
 package narwhal.http;
 
+import io.netty.handler.ssl.SslContext;
 import java.time.Duration;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where the front-end listens, how much it buffers, and how long and how many client connections
@@ -16,6 +18,8 @@ import java.util.Objects;
  *     it off
  * @param idleTimeout how long a kept-alive connection may sit between requests; zero turns it off
  * @param maxConnections the most client connections open at once; more are answered 503 and closed
+ * @param tls the server TLS context (ALPN {@code http/1.1}) when the front-end serves HTTPS, or null
+ *     for plain HTTP
  */
 public record HttpFrontEndOptions(
     String host,
@@ -24,7 +28,8 @@ public record HttpFrontEndOptions(
     long maxResponseBytes,
     Duration headerTimeout,
     Duration idleTimeout,
-    int maxConnections) {
+    int maxConnections,
+    @Nullable SslContext tls) {
 
   /** {@code serving.max_request_bytes} default: 4 MiB. */
   public static final long DEFAULT_MAX_REQUEST_BYTES = 4L << 20;
@@ -68,6 +73,15 @@ public record HttpFrontEndOptions(
     if (maxConnections < 1) {
       throw new IllegalArgumentException("maxConnections must be >= 1, got " + maxConnections);
     }
+    if (tls != null && !tls.isServer()) {
+      throw new IllegalArgumentException("tls must be a server context");
+    }
+  }
+
+  /** Plain-HTTP options. */
+  public HttpFrontEndOptions(String host, int port, long maxRequestBytes, long maxResponseBytes,
+      Duration headerTimeout, Duration idleTimeout, int maxConnections) {
+    this(host, port, maxRequestBytes, maxResponseBytes, headerTimeout, idleTimeout, maxConnections, null);
   }
 
   /** Options with the given size limits and the default connection limits. */
@@ -86,6 +100,12 @@ public record HttpFrontEndOptions(
   public HttpFrontEndOptions withConnectionLimits(
       Duration headerTimeout, Duration idleTimeout, int maxConnections) {
     return new HttpFrontEndOptions(host, port, maxRequestBytes, maxResponseBytes, headerTimeout,
-        idleTimeout, maxConnections);
+        idleTimeout, maxConnections, tls);
+  }
+
+  /** These options serving HTTPS with {@code context} (see {@code narwhal.netty.tls.ServerTls}), or HTTP with null. */
+  public HttpFrontEndOptions withTls(@Nullable SslContext context) {
+    return new HttpFrontEndOptions(host, port, maxRequestBytes, maxResponseBytes, headerTimeout,
+        idleTimeout, maxConnections, context);
   }
 }

@@ -4,6 +4,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.socket.DuplexChannel;
+import io.netty.handler.ssl.SslHandler;
 import java.util.concurrent.TimeUnit;
 import narwhal.time.Scheduler;
 import narwhal.time.Timer;
@@ -34,10 +35,16 @@ final class LingeringClose {
     channel.closeFuture().addListener(closed -> lingering.cancel());
     lastWrite.addListener(
         (ChannelFutureListener) written -> {
-          if (written.isSuccess()) {
+          if (!written.isSuccess()) {
+            channel.close();
+            return;
+          }
+          SslHandler tls = channel.pipeline().get(SslHandler.class);
+          if (tls == null) {
             duplex.shutdownOutput();
           } else {
-            channel.close();
+            // TLS ends its half with close_notify first, so the client reads a clean end, not a truncation.
+            tls.closeOutbound().addListener(notified -> duplex.shutdownOutput());
           }
         });
   }

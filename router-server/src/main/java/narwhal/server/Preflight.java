@@ -29,6 +29,7 @@ import narwhal.core.profile.ProfilesFileException;
 import java.nio.file.Path;
 import narwhal.time.Scheduler;
 import narwhal.netty.EventLoopScheduler;
+import narwhal.engine.http.EngineTls;
 import narwhal.engine.http.NettyEngineTransport;
 import narwhal.core.legs.AuthorizingTransport;
 import narwhal.time.Durations;
@@ -47,6 +48,8 @@ import org.jspecify.annotations.Nullable;
  * has finished; each check is bounded by the fleet's own timeouts.
  */
 public final class Preflight {
+
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Preflight.class);
 
   /** What {@code narwhal serve} does with a failing preflight ({@code --preflight=...}). */
   public enum Mode {
@@ -83,7 +86,8 @@ public final class Preflight {
 
   /** Runs preflight with engine connections on {@code group} (not shut down here). */
   public static PreflightReport run(FleetConfig config, EventLoopGroup group) {
-    try (NettyEngineTransport transport = new NettyEngineTransport(group)) {
+    EngineTlsWarning.log(config, log);
+    try (NettyEngineTransport transport = new NettyEngineTransport(group, EngineTls.of(config.engine().tls()))) {
       EngineChecks checks = new EngineChecks(config,
           AuthorizingTransport.wrap(transport, config.engine().engineApiKey()), EngineDialects.discover());
       Scheduler loop = EventLoopScheduler.of((EventLoop) group.next());

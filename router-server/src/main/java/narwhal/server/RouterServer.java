@@ -30,6 +30,7 @@ import narwhal.core.metrics.RouterMetrics;
 import narwhal.core.metrics.Telemetry;
 import narwhal.core.request.DisaggregatedRouter;
 import narwhal.netty.EventLoopScheduler;
+import narwhal.engine.http.EngineTls;
 import narwhal.engine.http.NettyEngineTransport;
 import narwhal.core.legs.AuthorizingTransport;
 import narwhal.core.legs.EngineClient;
@@ -74,14 +75,19 @@ public final class RouterServer implements AutoCloseable {
     health.holdUntilReadmitted(iids, why);
   }
 
+  /** The front-ends' TLS, or null when they serve plain TCP. */
+  private final @Nullable FrontEndTls tls;
+
   /** Set once, right after start; null when the router serves HTTP only. */
   private volatile @Nullable GrpcFrontEnd grpc;
 
   private RouterServer(EventLoopGroup boss, EventLoopGroup workers, NettyIo io, boolean ownsGroups,
       NettyEngineTransport transport,
       HealthMonitor health, RoleController controller, Journal journal, DisaggregatedRouter router,
-      HttpFrontEnd http, Duration gracefulTimeout, TracingSetup tracing, ServingProfiles profiles) {
+      HttpFrontEnd http, Duration gracefulTimeout, TracingSetup tracing, ServingProfiles profiles,
+      @Nullable FrontEndTls tls) {
     this.profiles = profiles;
+    this.tls = tls;
     this.gracefulTimeout = gracefulTimeout;
     this.tracing = tracing;
     this.health = health;
@@ -137,10 +143,12 @@ public final class RouterServer implements AutoCloseable {
       GrpcFrontEnd started = GrpcFrontEnd.start(new GrpcFrontEndOptions(host, grpcPort,
           config.serving().maxRequestBytes(), config.serving().maxResponseBytes())
               .withConnectionTimeouts(seconds(config.serving().headerTimeoutS()),
-                  seconds(config.serving().idleTimeoutS())), server.router,
+                  seconds(config.serving().idleTimeoutS()))
+              .withTls(server.tls == null ? null : GrpcFrontEnd.tlsContext(server.tls.serverTls())), server.router,
           server.boss, server.workers, server.io.serverChannel(), Clock.systemUTC());
       server.grpc = started;
-      log.info("narwhal serving gRPC (narwhal.v1.Router) on {}:{}", host, started.port());
+      log.info("narwhal serving gRPC (narwhal.v1.Router) on {}:{}{}", host, started.port(),
+          server.tls == null ? "" : " (" + server.tls.serverTls().describe() + ")");
       return server;
     } catch (Exception e) {
       server.close();
@@ -170,18 +178,30 @@ public final class RouterServer implements AutoCloseable {
     if (tracing.sdkBuilt()) {
       log.info("narwhal exports request and leg spans by OTLP to {}", tracing.endpoint());
     }
+    FrontEndTls tls;
     try {
-      return assemble(config, host, port, journalPath, boss, workers, io, ownsGroups, dialects, tracing, profiles);
+      tls = FrontEndTls.start(config.serving().tls());
+    } catch (RuntimeException e) {
+      tracing.close();
+      throw e;
+    }
+    try {
+      return assemble(config, host, port, journalPath, boss, workers, io, ownsGroups, dialects, tracing, profiles, tls);
     } catch (RuntimeException e) {
       tracing.close(); // its exporter thread must not outlive a router that never started
+      if (tls != null) {
+        tls.close();
+      }
       throw e;
     }
   }
 
   private static RouterServer assemble(FleetConfig config, String host, int port, @Nullable Path journalPath,
       EventLoopGroup boss, EventLoopGroup workers, NettyIo io, boolean ownsGroups, EngineDialects dialects,
-      TracingSetup tracing, @Nullable ProfilesDocument profileRows) {
-    NettyEngineTransport transport = new NettyEngineTransport(workers, io.socketChannel());
+      TracingSetup tracing, @Nullable ProfilesDocument profileRows, @Nullable FrontEndTls tls) {
+    NettyEngineTransport transport =
+        new NettyEngineTransport(workers, io.socketChannel(), EngineTls.of(config.engine().tls()));
+    EngineTlsWarning.log(config, log);
     // One run id on the journal's meta row and on every request row; one registry for /metrics.
     Telemetry telemetry = Telemetry.create();
     RouterMetrics metrics = new RouterMetrics(telemetry.registry(), config.slo());
@@ -218,7 +238,8 @@ public final class RouterServer implements AutoCloseable {
         new EngineFacts(config, engineTransport, dialects), monitorLoop, readmissions);
     RoleController controller = new RoleController(config, fleet, router.profiles(), monitorLoop, journal,
         Clock.systemUTC(), metrics);
-    HttpFrontEndOptions options = httpOptions(config, host, port);
+    HttpFrontEndOptions options = httpOptions(config, host, port)
+        .withTls(tls == null ? null : tls.serverTls().httpContext());
     HttpFrontEnd http;
     try {
       http = HttpFrontEnd.start(options, router, router.metrics(), boss, workers, io.serverChannel());
@@ -229,12 +250,13 @@ public final class RouterServer implements AutoCloseable {
       transport.close();
       throw StartupFailure.listen("HTTP", host, port, e);
     }
-    log.info("narwhal serving model '{}' on http://{}:{} with {} engines", config.model(), host, http.port(),
-        config.engines().size());
+    log.info("narwhal serving model '{}' on {}://{}:{} with {} engines{}", config.model(),
+        tls == null ? "http" : "https", host, http.port(), config.engines().size(),
+        tls == null ? "" : " (" + tls.serverTls().describe() + ")");
     health.start();
     controller.start();
     return new RouterServer(boss, workers, io, ownsGroups, transport, health, controller, journal, router, http,
-        Duration.ofMillis(Math.round(config.serving().gracefulTimeoutS() * 1000)), tracing, profiles);
+        Duration.ofMillis(Math.round(config.serving().gracefulTimeoutS() * 1000)), tracing, profiles, tls);
   }
 
   /** The HTTP front-end's options from {@code serving}: size limits and client connection limits. */
@@ -378,6 +400,9 @@ public final class RouterServer implements AutoCloseable {
     transport.close();
     journal.close();
     tracing.close();
+    if (tls != null) {
+      tls.close();
+    }
     if (ownsGroups) {
       boss.shutdownGracefully();
       workers.shutdownGracefully();

@@ -24,6 +24,9 @@ final class ServeCommand implements Callable<Integer> {
   @Mixin
   private ListenFlags listen;
 
+  @Mixin
+  private TlsFlags tls;
+
   @Option(names = "--preflight", paramLabel = "MODE", description = {
       "enforce (default: refuse to serve when preflight fails), warn (print the failures, serve anyway) or off "
           + "(skip preflight, e.g. when engines start after the router)"})
@@ -39,7 +42,7 @@ final class ServeCommand implements Callable<Integer> {
     Integer grpcPort = listen.grpcPort();
     FleetConfig config;
     try {
-      config = FleetFiles.read(fleet);
+      config = tls.applyTo(FleetFiles.read(fleet));
     } catch (FleetConfigException e) {
       narwhal.err.println("narwhal serve: " + fleet + " is not a valid fleet file:");
       e.errors().forEach(line -> narwhal.err.println("  " + line));
@@ -60,9 +63,11 @@ final class ServeCommand implements Callable<Integer> {
     }
     // logrotate moves the journal, then sends SIGHUP: rows go on in a fresh file at the same path.
     HangupSignal.onHangup(server::reopenJournal);
-    narwhal.out.println("narwhal: serving http://" + listen.host + ":" + server.port());
+    String scheme = config.serving().tls() == null ? "http://" : "https://";
+    narwhal.out.println("narwhal: serving " + scheme + listen.host + ":" + server.port());
     if (server.grpcPort() > 0) {
-      narwhal.out.println("narwhal: serving gRPC (narwhal.v1.Router) on " + listen.host + ":" + server.grpcPort());
+      narwhal.out.println("narwhal: serving gRPC (narwhal.v1.Router) on " + listen.host + ":" + server.grpcPort()
+          + (config.serving().tls() == null ? "" : " over TLS"));
     }
     // On SIGTERM: stop admitting, let in-flight streams finish (serving.graceful_timeout_s), close.
     shutdown.awaitThenClose(server::shutdownGracefully);

@@ -5,6 +5,8 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -23,7 +25,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Keep-alive connections to engines, kept per event loop and engine authority (host:port).
+ * Keep-alive connections to engines, kept per event loop and engine authority (scheme, host and
+ * port). A TLS connection is handed out only once its handshake is done, so a handshake that
+ * fails (a certificate problem) fails the acquire like a refused connect.
  *
  * <p>A connection is only ever used on the loop it was opened on, so each loop's idle connections
  * are plain collections confined to that loop: {@link #acquire} and {@link #release} must be called
@@ -39,6 +43,12 @@ import org.jspecify.annotations.Nullable;
  * leave little of it in use.
  */
 final class ConnectionPool {
+
+  /** What a new connection is for: the channel initializer adds TLS for an https engine from it. */
+  record Target(EngineAddress engine, int connectTimeoutMillis) {}
+
+  /** Set on every channel the pool opens, before its initializer runs. */
+  static final AttributeKey<Target> TARGET = AttributeKey.valueOf("narwhal.engine.target");
 
   private final Bootstrap template;
   private final int maxIdlePerEngine;
@@ -119,13 +129,17 @@ final class ConnectionPool {
     ChannelFuture connecting =
         template
             .clone(loop)
+            .attr(TARGET, new Target(engine, connectTimeoutMillis))
             .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
             .connect(engine.socketAddress());
     // An exchange cancelled while connecting cancels the connect itself: Netty then closes the
-    // half-open socket at once instead of letting it run to the connect timeout.
+    // half-open socket at once instead of letting it run to the connect timeout. Cancelled during
+    // the TLS handshake, the connection is closed the same way.
     promise.addListener(acquired -> {
       if (acquired.isCancelled()) {
-        connecting.cancel(false);
+        if (!connecting.cancel(false) && connecting.isSuccess()) {
+          connecting.channel().close();
+        }
       }
     });
     connecting.addListener(
@@ -143,14 +157,31 @@ final class ConnectionPool {
                     open.decrementAndGet();
                     connections.forget(engine.authority(), channel);
                   });
-          if (closed) {
-            channel.close();
-            promise.tryFailure(new IllegalStateException("engine transport is closed"));
-          } else if (!promise.trySuccess(channel)) {
-            channel.close(); // its exchange was cancelled as the connect completed
+          SslHandler tls = channel.pipeline().get(SslHandler.class);
+          if (tls == null) {
+            handOver(channel, promise);
+            return;
           }
+          // Usable only once the handshake is done: a certificate problem is a connect failure.
+          tls.handshakeFuture().addListener(handshake -> {
+            if (handshake.isSuccess()) {
+              handOver(channel, promise);
+            } else {
+              channel.close();
+              promise.tryFailure(handshake.cause());
+            }
+          });
         });
     return promise;
+  }
+
+  private void handOver(Channel channel, Promise<Channel> promise) {
+    if (closed) {
+      channel.close();
+      promise.tryFailure(new IllegalStateException("engine transport is closed"));
+    } else if (!promise.trySuccess(channel)) {
+      channel.close(); // its exchange was cancelled as the connect completed
+    }
   }
 
   /** One idle connection and since when ({@link System#nanoTime}) it has been idle. */

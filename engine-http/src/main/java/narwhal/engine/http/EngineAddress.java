@@ -13,29 +13,31 @@ import java.net.UnknownHostException;
  * @param port TCP port
  * @param hostHeader the value of the {@code Host} request header
  * @param basePath the base URI's path without a trailing slash (usually empty)
+ * @param tls true for an {@code https://} engine
  */
-record EngineAddress(String host, int port, String hostHeader, String basePath) {
+record EngineAddress(String host, int port, String hostHeader, String basePath, boolean tls) {
 
-  /** host:port as it appears in the Host header; connections are pooled by it. */
+  /** The scheme and host:port; connections are pooled by it (TLS and plain never share one). */
   String authority() {
-    return hostHeader;
+    return (tls ? "https://" : "http://") + hostHeader;
   }
 
   static EngineAddress of(URI base) {
-    if (!"http".equalsIgnoreCase(base.getScheme())) {
-      throw new IllegalArgumentException("engine base URI must be http://host:port: " + base);
+    boolean tls = "https".equalsIgnoreCase(base.getScheme());
+    if (!tls && !"http".equalsIgnoreCase(base.getScheme())) {
+      throw new IllegalArgumentException("engine base URI must be http://host:port or https://host:port: " + base);
     }
     String rawHost = base.getHost();
     if (rawHost == null || rawHost.isEmpty()) {
       throw new IllegalArgumentException("engine base URI has no host: " + base);
     }
     String host = rawHost.startsWith("[") ? rawHost.substring(1, rawHost.length() - 1) : rawHost;
-    int port = base.getPort() < 0 ? 80 : base.getPort();
+    int port = base.getPort() >= 0 ? base.getPort() : tls ? 443 : 80;
     String path = base.getRawPath() == null ? "" : base.getRawPath();
     while (path.endsWith("/")) {
       path = path.substring(0, path.length() - 1);
     }
-    return new EngineAddress(host, port, rawHost + ":" + port, path);
+    return new EngineAddress(host, port, rawHost + ":" + port, path, tls);
   }
 
   /**
@@ -64,6 +66,6 @@ record EngineAddress(String host, int port, String hostHeader, String basePath) 
 
   @Override
   public String toString() {
-    return hostHeader + basePath;
+    return (tls ? "https://" : "") + hostHeader + basePath;
   }
 }

@@ -43,6 +43,12 @@ import narwhal.spi.ExchangeOptions;
  * onEvent} calls; any other body is collected up to {@link ExchangeOptions#maxBodyBytes()} and
  * passed to one {@code onBody}. Then {@code onEnd}. Interim 1xx responses are skipped.
  *
+ * <p><b>TLS.</b> An {@code https://} engine is reached over TLS as the {@link EngineTls} given at
+ * construction says (the JVM's trust store and host name checks by default); its connections are
+ * pooled as plain ones are. A handshake is part of the connect: it must finish within the connect
+ * timeout, and a certificate the router does not accept fails the exchange with {@code
+ * CONNECT_FAILED}, the problem named ({@link narwhal.spi.TlsProblem}).
+ *
  * <p><b>Failures.</b> Refused, unreachable or unresolvable: {@code CONNECT_FAILED}; connect slower
  * than {@link ExchangeOptions#connectTimeout()}: {@code CONNECT_TIMEOUT}; connection lost before the
  * response completed: {@code CONNECTION_CLOSED}; body or one SSE event over the limit: {@code
@@ -85,6 +91,11 @@ public final class NettyEngineTransport implements EngineTransport {
     this(group, NioSocketChannel.class);
   }
 
+  /** A transport on {@code group} with NIO sockets, speaking TLS to https engines as {@code tls} says. */
+  public NettyEngineTransport(EventLoopGroup group, EngineTls tls) {
+    this(group, NioSocketChannel.class, tls);
+  }
+
   /**
    * @param group the loops connections live on when the caller's scheduler is not an event loop;
    *     not owned
@@ -93,7 +104,15 @@ public final class NettyEngineTransport implements EngineTransport {
    *     NioSocketChannel})
    */
   public NettyEngineTransport(EventLoopGroup group, Class<? extends Channel> channelClass) {
-    this(group, channelClass, DEFAULT_MAX_IDLE_PER_ENGINE, DEFAULT_IDLE_TIMEOUT);
+    this(group, channelClass, EngineTls.systemDefaults());
+  }
+
+  /**
+   * As {@link #NettyEngineTransport(EventLoopGroup, Class)}, speaking TLS to {@code https://}
+   * engines as {@code tls} says (trust, client certificate, host name check).
+   */
+  public NettyEngineTransport(EventLoopGroup group, Class<? extends Channel> channelClass, EngineTls tls) {
+    this(group, channelClass, DEFAULT_MAX_IDLE_PER_ENGINE, DEFAULT_IDLE_TIMEOUT, tls);
   }
 
   /** With explicit pool limits; tests use short idle timeouts. */
@@ -102,6 +121,16 @@ public final class NettyEngineTransport implements EngineTransport {
       Class<? extends Channel> channelClass,
       int maxIdlePerEngine,
       Duration idleTimeout) {
+    this(group, channelClass, maxIdlePerEngine, idleTimeout, EngineTls.systemDefaults());
+  }
+
+  private NettyEngineTransport(
+      EventLoopGroup group,
+      Class<? extends Channel> channelClass,
+      int maxIdlePerEngine,
+      Duration idleTimeout,
+      EngineTls tls) {
+    Objects.requireNonNull(tls, "tls");
     this.group = Objects.requireNonNull(group, "group");
     this.lookups =
         new ThreadPoolExecutor(
@@ -123,6 +152,11 @@ public final class NettyEngineTransport implements EngineTransport {
                 new ChannelInitializer<Channel>() {
                   @Override
                   protected void initChannel(Channel ch) {
+                    ConnectionPool.Target target = ch.attr(ConnectionPool.TARGET).get();
+                    if (target != null && target.engine().tls()) {
+                      ch.pipeline().addLast("tls",
+                          tls.newHandler(ch.alloc(), target.engine(), target.connectTimeoutMillis()));
+                    }
                     ch.pipeline().addLast("http", new HttpClientCodec());
                     ch.pipeline().addLast("exchange", new ConnectionHandler());
                   }
@@ -133,7 +167,7 @@ public final class NettyEngineTransport implements EngineTransport {
   /**
    * {@inheritDoc}
    *
-   * @throws IllegalArgumentException when the base URI is not {@code http://host[:port][/path]} or
+   * @throws IllegalArgumentException when the base URI is not {@code http(s)://host[:port][/path]} or
    *     the request's method or headers are not valid HTTP
    */
   @Override

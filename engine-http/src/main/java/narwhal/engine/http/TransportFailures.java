@@ -3,6 +3,8 @@ package narwhal.engine.http;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.PrematureChannelClosureException;
+import io.netty.handler.ssl.SslHandshakeTimeoutException;
+import narwhal.spi.TlsProblem;
 import narwhal.spi.TransportFailure;
 import narwhal.spi.TransportFailure.Kind;
 
@@ -17,6 +19,16 @@ final class TransportFailures {
     if (cause instanceof ConnectTimeoutException) {
       return new TransportFailure(Kind.CONNECT_TIMEOUT, "connect to " + engine + " timed out", cause);
     }
+    if (cause instanceof SslHandshakeTimeoutException) {
+      return new TransportFailure(Kind.CONNECT_TIMEOUT,
+          "TLS handshake with " + engine + " did not finish within the connect timeout", cause);
+    }
+    TlsProblem tls = TlsProblem.of(cause);
+    if (tls != null) {
+      // Not reached as far as HTTP: to the router's policy, an engine it cannot connect to.
+      return new TransportFailure(Kind.CONNECT_FAILED,
+          "TLS handshake with " + engine + " failed: " + tls.describe(cause), cause);
+    }
     return new TransportFailure(Kind.CONNECT_FAILED, "cannot connect to " + engine + ": " + cause, cause);
   }
 
@@ -24,6 +36,13 @@ final class TransportFailures {
   static TransportFailure channelError(String engine, Throwable cause) {
     if (cause instanceof PrematureChannelClosureException) {
       return connectionClosed(engine, cause);
+    }
+    TlsProblem tls = TlsProblem.of(cause);
+    if (tls != null && tls != TlsProblem.HANDSHAKE_FAILED) {
+      // Under TLS 1.3 an engine judges the router's certificate after the client's side of the
+      // handshake is done: its refusal arrives on the first read. Nothing was processed.
+      return new TransportFailure(Kind.CONNECT_FAILED,
+          "TLS handshake with " + engine + " failed: " + tls.describe(cause), cause);
     }
     if (cause instanceof DecoderException) {
       return new TransportFailure(

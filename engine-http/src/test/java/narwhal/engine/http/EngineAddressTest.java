@@ -34,7 +34,7 @@ class EngineAddressTest {
 
     assertThat(address.port()).isEqualTo(80);
     assertThat(address.socketAddress().isUnresolved()).isTrue();
-    assertThat(address.authority()).isEqualTo("decode-0.engines:80");
+    assertThat(address.authority()).isEqualTo("http://decode-0.engines:80");
   }
 
   @Test
@@ -47,9 +47,23 @@ class EngineAddressTest {
   }
 
   @Test
-  void onlyPlainHttp_isAccepted() {
-    assertThatThrownBy(() -> EngineAddress.of(URI.create("https://10.0.0.7:8100")))
-        .isInstanceOf(IllegalArgumentException.class);
+  void https_isTls_portDefaultsTo443_andPoolsApartFromPlainHttp() {
+    EngineAddress tls = EngineAddress.of(URI.create("https://decode-0.engines"));
+    EngineAddress plain = EngineAddress.of(URI.create("http://decode-0.engines:443"));
+
+    assertThat(tls.tls()).isTrue();
+    assertThat(tls.port()).isEqualTo(443);
+    assertThat(tls.hostHeader()).isEqualTo("decode-0.engines:443");
+    assertThat(tls.authority()).isNotEqualTo(plain.authority());
+    assertThat(tls).hasToString("https://decode-0.engines:443");
+    assertThat(plain.tls()).isFalse();
+  }
+
+  @Test
+  void onlyHttpAndHttps_areAccepted() {
+    assertThatThrownBy(() -> EngineAddress.of(URI.create("ftp://10.0.0.7:8100")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("engine base URI must be http://host:port or https://host:port: ftp://10.0.0.7:8100");
     assertThatThrownBy(() -> EngineAddress.of(URI.create("http:relative")))
         .isInstanceOf(IllegalArgumentException.class);
   }

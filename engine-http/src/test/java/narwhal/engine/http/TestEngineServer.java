@@ -58,8 +58,17 @@ final class TestEngineServer implements AutoCloseable {
   private final AtomicInteger accepted = new AtomicInteger();
   private final AtomicInteger closed = new AtomicInteger();
   private final Channel serverChannel;
+  private final boolean tls;
+  /** The server names (SNI) TLS clients asked for, one entry per handshake. */
+  private final List<String> serverNames = new CopyOnWriteArrayList<>();
 
   TestEngineServer(Responder responder) {
+    this(responder, null);
+  }
+
+  /** Serving TLS with {@code tls} when it is set: the engine of an https:// URL. */
+  TestEngineServer(Responder responder, io.netty.handler.ssl.@org.jspecify.annotations.Nullable SslContext tls) {
+    this.tls = tls != null;
     serverChannel =
         new ServerBootstrap()
             .group(group)
@@ -70,6 +79,17 @@ final class TestEngineServer implements AutoCloseable {
                   protected void initChannel(Channel ch) {
                     int id = accepted.incrementAndGet();
                     ch.closeFuture().addListener(f -> closed.incrementAndGet());
+                    if (tls != null) {
+                      io.netty.handler.ssl.SslHandler ssl = tls.newHandler(ch.alloc());
+                      ssl.handshakeFuture().addListener(done -> {
+                        if (done.isSuccess()
+                            && ssl.engine().getSession() instanceof javax.net.ssl.ExtendedSSLSession session) {
+                          serverNames.add(session.getRequestedServerNames().stream()
+                              .map(n -> ((javax.net.ssl.SNIHostName) n).getAsciiName()).findFirst().orElse(""));
+                        }
+                      });
+                      ch.pipeline().addLast(ssl);
+                    }
                     ch.pipeline()
                         .addLast(new HttpServerCodec())
                         .addLast(new HttpObjectAggregator(1 << 20))
@@ -99,7 +119,16 @@ final class TestEngineServer implements AutoCloseable {
   }
 
   URI uri() {
-    return URI.create("http://127.0.0.1:" + port());
+    return URI.create((tls ? "https" : "http") + "://127.0.0.1:" + port());
+  }
+
+  /** As {@link #uri()} with the host name {@code localhost}: SNI is sent for names, not IP literals. */
+  URI localhostUri() {
+    return URI.create((tls ? "https" : "http") + "://localhost:" + port());
+  }
+
+  List<String> serverNames() {
+    return serverNames;
   }
 
   int port() {

@@ -11,6 +11,7 @@ import narwhal.spi.EngineTransport;
 import narwhal.spi.Exchange;
 import narwhal.spi.ExchangeHandler;
 import narwhal.spi.ExchangeOptions;
+import narwhal.spi.TlsProblem;
 import narwhal.spi.TransportFailure;
 import org.jspecify.annotations.Nullable;
 
@@ -67,7 +68,7 @@ final class RawGet implements ExchangeHandler {
     try {
       exchange = transport.open(base, request, options, loop, this);
     } catch (IllegalArgumentException e) {
-      // e.g. an https URL the plain-HTTP transport cannot speak: a configuration problem.
+      // e.g. a URL scheme the transport cannot speak: a configuration problem.
       fail("cannot send " + target + ": " + e.getMessage());
     }
   }
@@ -119,6 +120,12 @@ final class RawGet implements ExchangeHandler {
    * connection refused: ...".
    */
   static String describe(TransportFailure failure, String target) {
+    TlsProblem tls = TlsProblem.of(failure);
+    if (tls != null && failure.kind() == TransportFailure.Kind.CONNECT_FAILED) {
+      // "certificate expired: GET https://10.0.0.7:8443/health (NotAfter: ...); renew ...": the
+      // problem first, as an operator looks for it, then where and how to fix it.
+      return tls.phrase() + ": " + target + tls.explain(failure);
+    }
     switch (failure.kind()) {
       case CONNECT_FAILED:
         return "unreachable: " + target + ": " + rootMessage(failure);
