@@ -11,7 +11,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import narwhal.bench.fleet.EngineProcesses;
@@ -43,6 +42,10 @@ public final class AdaptiveCommand implements Callable<Integer> {
 
   @Option(names = "--traces", paramLabel = "T,T", description = "stationary, phase-shifting (default ${DEFAULT-VALUE})")
   String traces = "phase-shifting,stationary";
+
+  @Option(names = "--configs", paramLabel = "C,C,...",
+      description = "which configurations run: static, predictive, adaptive (default ${DEFAULT-VALUE})")
+  String configs = "static,predictive,adaptive";
 
   @Option(names = "--phase-seconds", description = "length of one trace phase (default ${DEFAULT-VALUE})")
   double phaseSeconds = 20;
@@ -121,23 +124,30 @@ public final class AdaptiveCommand implements Callable<Integer> {
       Runner runner = new Runner(dir, java, routerOpts, targets, profileFile);
       for (TraceShape shape : shapes) {
         List<TracePhase> phases = shape.phases(phaseSeconds, longPrompt, shortPrompt, longOutput, shortOutput);
+        List<String> wanted = List.of(configs.split(","));
         List<RunResult> results = new ArrayList<>();
-        Configuration best = null;
-        double bestGoodput = -1;
-        for (int prefill = 1; prefill < ENGINES; prefill++) {
-          Configuration c = Configuration.staticSplit(prefill, ENGINES);
-          List<RunResult> sweep = runner.sweep(shape, phases, c, rateList);
-          results.addAll(sweep);
-          double g = Goodput.of(sweep);
-          if (g > bestGoodput) {
-            bestGoodput = g;
-            best = c;
+        // The best static split: the highest goodput, ties to the higher mean attainment.
+        Configuration best = Configuration.staticSplit(ENGINES / 2, ENGINES);
+        double bestScore = -1;
+        if (wanted.contains("static")) {
+          for (int prefill = 1; prefill < ENGINES; prefill++) {
+            Configuration c = Configuration.staticSplit(prefill, ENGINES);
+            List<RunResult> sweep = runner.sweep(shape, phases, c, rateList);
+            results.addAll(sweep);
+            double score = Goodput.of(sweep) + sweep.stream().mapToDouble(RunResult::attainment).average().orElse(0) / 1e3;
+            if (score > bestScore) {
+              bestScore = score;
+              best = c;
+            }
           }
         }
-        results.addAll(runner.sweep(shape, phases, Objects.requireNonNull(best).withPredictiveAdmission(),
-            rateList));
-        // The controller starts from the even split: it has to find the right one itself.
-        results.addAll(runner.sweep(shape, phases, Configuration.adaptiveFrom(ENGINES / 2), rateList));
+        if (wanted.contains("predictive")) {
+          results.addAll(runner.sweep(shape, phases, best.withPredictiveAdmission(), rateList));
+        }
+        if (wanted.contains("adaptive")) {
+          // The controller starts from the even split: it has to find the right one itself.
+          results.addAll(runner.sweep(shape, phases, Configuration.adaptiveFrom(ENGINES / 2), rateList));
+        }
         byTrace.put(shape.label(), results);
         AdaptiveReport.write(dir, command, byTrace, phases(shapes), sloTtftS, sloTpotS, sim.flags());
       }
@@ -161,7 +171,8 @@ public final class AdaptiveCommand implements Callable<Integer> {
         Configuration.staticSplit(ENGINES / 2, ENGINES), sloTtftS, sloTpotS, null);
     Path out = dir.resolve("profiles.json");
     List<String> cmd = new ArrayList<>(routerCommand(java, routerOpts));
-    cmd.addAll(List.of("profile", "--fleet", fleet.toString(), "--out", out.toString()));
+    cmd.addAll(List.of("profile", "--fleet", fleet.toString(), "--out", out.toString(), "--budget-s", "160",
+        "--max-prompt-tokens", Integer.toString(2 * longPrompt), "--max-seqs", "16"));
     log("profiling the engines: " + String.join(" ", cmd.subList(cmd.indexOf("profile"), cmd.size())));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
         .redirectOutput(dir.resolve("logs").resolve("profile.log").toFile()).start();

@@ -165,6 +165,10 @@ public final class EngineProfiler {
                 notes.add("the engine's decode interval had not settled after " + WARM_UP_BATCHES
                     + " warm-up batches: the measurement may be noisy");
               }
+              // Prefill's share is of what the warm-up left: a slow engine's warm-up batches must
+              // not eat the prefill measurement whole.
+              long now = loop.nanoTime();
+              prefillDeadline = now + (long) (Math.max(0, deadline - now) * PREFILL_SHARE);
               prefillLength(0);
             } else {
               warmUpDecode(batch + 1, interval);
