@@ -11,7 +11,10 @@ import java.util.List;
 import java.util.Map;
 import narwhal.config.EngineRole;
 import narwhal.config.EngineSpec;
+import narwhal.config.ApiKeyHash;
 import narwhal.config.FleetConfig;
+import narwhal.config.TenantConfig;
+import narwhal.config.TenantsConfig;
 import narwhal.config.FleetConfigException;
 import narwhal.spi.EngineDialects;
 import org.junit.jupiter.api.Test;
@@ -80,5 +83,19 @@ class FleetFilesTest {
     assertThatThrownBy(() -> RouterServer.start(config, "127.0.0.1", 0, null))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("$.engines[0] (p0): dialect_options.bootstrap_port must be");
+  }
+
+  @Test
+  void routerServer_refusesTenants_untilAuthenticationIsEnforced() {
+    EngineSpec prefill = EngineSpec.of("p0", URI.create("http://127.0.0.1:1"), EngineRole.PREFILL);
+    EngineSpec decode = EngineSpec.of("d0", URI.create("http://127.0.0.1:2"), EngineRole.DECODE);
+    String key = "nwk_abcd1234_" + "s".repeat(43);
+    TenantsConfig tenants = new TenantsConfig(List.of(new TenantConfig("t", List.of(ApiKeyHash.of(key,
+        new byte[16])), List.of(), 0, 0, 1, 1)), List.of());
+    FleetConfig config = FleetConfig.of("m", List.of(prefill, decode)).withTenants(tenants);
+
+    assertThatThrownBy(() -> RouterServer.start(config, "127.0.0.1", 0, null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("$.tenants: client authentication is not enforced by this build yet");
   }
 }
