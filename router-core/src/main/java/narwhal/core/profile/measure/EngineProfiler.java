@@ -39,7 +39,7 @@ import org.jspecify.annotations.Nullable;
  *   <li>the fits, and their verdict against the limits.
  * </ol>
  *
- * Prefill may spend {@link #PREFILL_SHARE} of the budget; decode the rest. What the budget leaves
+ * Prefill may spend {@link #PREFILL_SHARE} of what the warm-up leaves of the budget; decode the rest. What the budget leaves
  * unmeasured is left out of the fits and said in the notes. The engine must be idle meanwhile:
  * the router is not serving while it is profiled.
  */
@@ -52,7 +52,7 @@ public final class EngineProfiler {
   /** How close two warm-up batches' intervals must be for the engine to count as settled. */
   static final double SETTLED = 0.10;
 
-  /** The part of the budget prefill may spend: decode's batches take longer. */
+  /** The part of the post-warm-up budget prefill may spend: decode's batches take longer. */
   static final double PREFILL_SHARE = 0.35;
 
   /**

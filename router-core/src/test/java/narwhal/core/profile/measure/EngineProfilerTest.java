@@ -151,22 +151,21 @@ class EngineProfilerTest {
   void aBudgetTooSmallForThePlan_measuresWhatFits_andSaysWhatItLeftOut() {
     Engine engine = new Engine(new PrefillModel(0.01, 1e-4, 0, 0, 0), new DecodeModel(0.01, 1e-7, 1e-3, 0, 0)::intervalSeconds,
         l -> 200);
-    // Prefill may spend 35 % of 4.5 s: 1.575 s from the start. The warm-up takes 1.36 s (three legs
-    // of 32 tokens, one of 4096, two agreeing batches of 16 short streams); lengths 32, 64 and 128
-    // (3 legs each) end at 1.52 s, so 256 starts and ends at 1.62 s, and 512 does not start. The
-    // decode batches then end at 1.80, 2.03, ... 4.18 and 4.64 s: the last one (16 streams of 512
-    // tokens) would start past the budget.
+    // The warm-up takes 1.36 s (three legs of 32 tokens, one of 4096, two agreeing batches of 16
+    // short streams); prefill may then spend 35 % of the 3.14 s left: until 2.459 s. Lengths 32 to
+    // 1024 (3 legs each) end at 2.12 s, so 2048 starts and ends at 2.73 s, and 4096 does not start.
+    // The decode batches then fill what is left of the 4.5 s; the later ones would start past it.
     ProfilingPlan plan = new ProfilingPlan(PLAN.prefillLengths(), 3, List.of(1, 2, 4, 8, 16), List.of(32L, 512L),
         16, TimeUnit.MILLISECONDS.toNanos(4500));
 
     EngineMeasurement m = engine.serve(profiler.measure(ENGINE, plan));
 
     assertThat(m.notes()).hasSize(2);
-    assertThat(m.notes().get(0)).startsWith("the budget let prefill measure 4 of 8 prompt lengths (up to 256 tokens)");
-    assertThat(m.notes().get(1)).isEqualTo("the budget let decode measure 9 of 10 batches");
+    assertThat(m.notes().get(0)).startsWith("the budget let prefill measure 7 of 8 prompt lengths (up to 2048 tokens)");
+    assertThat(m.notes().get(1)).isEqualTo("the budget let decode measure 7 of 10 batches");
     assertThat(m.row()).isNotNull();
-    assertThat(m.row().prefill().maxTokens()).isEqualTo(256);
-    assertThat(m.row().decodeSamples()).isEqualTo(9);
+    assertThat(m.row().prefill().maxTokens()).isEqualTo(2048);
+    assertThat(m.row().decodeSamples()).isEqualTo(7);
     assertThat(m.elapsedNanos()).isLessThan(TimeUnit.MILLISECONDS.toNanos(4700));
   }
 
