@@ -149,9 +149,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
 
   /** The KV tokens a decode of this request holds at its end: prompt plus wanted output. */
   private long kvTokens() {
-    long wanted = request.hasMaxCompletionTokens() ? request.getMaxCompletionTokens()
-        : request.hasMaxTokens() ? request.getMaxTokens() : 0;
-    return promptTokens + Math.max(0, wanted);
+    return promptTokens + wantedTokens();
   }
 
   private String routeName() {
