@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -128,15 +129,16 @@ public final class AdaptiveCommand implements Callable<Integer> {
         List<RunResult> results = new ArrayList<>();
         // The best static split: the highest goodput, ties to the higher mean attainment.
         Configuration best = Configuration.staticSplit(ENGINES / 2, ENGINES);
-        double bestScore = -1;
+        Comparator<List<RunResult>> better = Comparator.comparingDouble((List<RunResult> sweep) -> Goodput.of(sweep))
+            .thenComparingDouble(sweep -> sweep.stream().mapToDouble(RunResult::attainment).average().orElse(0));
+        List<RunResult> bestSweep = null;
         if (wanted.contains("static")) {
           for (int prefill = 1; prefill < ENGINES; prefill++) {
             Configuration c = Configuration.staticSplit(prefill, ENGINES);
             List<RunResult> sweep = runner.sweep(shape, phases, c, rateList);
             results.addAll(sweep);
-            double score = Goodput.of(sweep) + sweep.stream().mapToDouble(RunResult::attainment).average().orElse(0) / 1e3;
-            if (score > bestScore) {
-              bestScore = score;
+            if (bestSweep == null || better.compare(sweep, bestSweep) > 0) {
+              bestSweep = sweep;
               best = c;
             }
           }
