@@ -24,6 +24,7 @@ import narwhal.core.health.HealthEvents;
 import narwhal.core.health.HealthMonitor;
 import narwhal.core.health.JournalHealthEvents;
 import narwhal.core.health.MetricsHealthEvents;
+import narwhal.core.health.MonitorPasses;
 import narwhal.core.journal.Journal;
 import narwhal.core.journal.JsonlJournal;
 import narwhal.core.metrics.RouterMetrics;
@@ -227,17 +228,20 @@ public final class RouterServer implements AutoCloseable {
     // group: a breaker decision, a role move and a profile rebinding never interleave.
     Scheduler monitorLoop = EventLoopScheduler.of(workers.next());
     ReadmissionRecheck readmissions = new ReadmissionRecheck();
+    HealthEvents journaledAndCounted =
+        HealthEvents.both(new JournalHealthEvents(journal, Clock.systemUTC()), new MetricsHealthEvents(metrics));
+    // The breaker and the role controller report their passes to one place: either failing
+    // controller.monitor_failure_limit times in a row stops admission and fails /ready.
+    MonitorPasses passes = new MonitorPasses(config.controller().monitorFailureLimit(), journaledAndCounted);
     HealthMonitor health = new HealthMonitor(config, fleet, new EngineChecks(config, engineTransport, dialects, engines),
-        monitorLoop, HealthEvents.both(
-            HealthEvents.both(new JournalHealthEvents(journal, Clock.systemUTC()), new MetricsHealthEvents(metrics)),
-            readmissions));
+        monitorLoop, HealthEvents.both(journaledAndCounted, readmissions), passes);
     DisaggregatedRouter router = new DisaggregatedRouter(
         config, fleet, engines, journal, Clock.systemUTC(), new SplittableRandom(), health, telemetry, metrics,
         tracing.tracing());
     ServingProfiles profiles = ServingProfiles.start(config, profileRows, router.profiles(),
         new EngineFacts(config, engineTransport, dialects), monitorLoop, readmissions);
     RoleController controller = new RoleController(config, fleet, router.profiles(), monitorLoop, journal,
-        Clock.systemUTC(), metrics);
+        Clock.systemUTC(), metrics, passes);
     HttpFrontEndOptions options = httpOptions(config, host, port)
         .withTls(tls == null ? null : tls.serverTls().httpContext());
     HttpFrontEnd http;

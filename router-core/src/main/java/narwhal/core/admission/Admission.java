@@ -30,6 +30,8 @@ public final class Admission {
   private boolean draining;
   /** True while the breaker holds admission for a whole-wave engine restart. */
   private volatile BooleanSupplier fleetHeld = () -> false;
+  /** True while the router's monitoring is degraded. */
+  private volatile BooleanSupplier degraded = () -> false;
 
   public Admission(AdmissionLimits limits) {
     this.limits = limits;
@@ -55,6 +57,9 @@ public final class Admission {
       } else if (fleetHeld.getAsBoolean()) {
         seat.state = Seat.State.REFUSED;
         seat.refusal = Seat.Refusal.FLEET_RESTARTING;
+      } else if (degraded.getAsBoolean()) {
+        seat.state = Seat.State.REFUSED;
+        seat.refusal = Seat.Refusal.MONITORING_DEGRADED;
       } else if (inFlight < limits.maxInFlight()) {
         inFlight++;
         seat.state = Seat.State.SEATED;
@@ -81,6 +86,14 @@ public final class Admission {
    */
   public void holdWhile(BooleanSupplier held) {
     this.fleetHeld = held;
+  }
+
+  /**
+   * Refuses every new request with {@link Seat.Refusal#MONITORING_DEGRADED} while {@code
+   * degradedNow} is true; requests already seated or queued carry on.
+   */
+  public void stopWhileDegraded(BooleanSupplier degradedNow) {
+    this.degraded = degradedNow;
   }
 
   /** Stops admitting: every later {@link #acquire} is refused with {@link Seat.Refusal#DRAINING}. */

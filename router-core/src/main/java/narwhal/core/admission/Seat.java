@@ -24,7 +24,12 @@ public final class Seat {
      * A whole-wave engine restart holds admission until every engine is back: journal {@code
      * rejected/not_ready}.
      */
-    FLEET_RESTARTING
+    FLEET_RESTARTING,
+    /**
+     * The router's monitoring failed {@code controller.monitor_failure_limit} passes in a row:
+     * journal {@code rejected/not_ready}.
+     */
+    MONITORING_DEGRADED
   }
 
   enum State { QUEUED, SEATED, REFUSED, EXPIRED, RELEASED }

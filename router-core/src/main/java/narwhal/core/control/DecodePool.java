@@ -1,5 +1,8 @@
 package narwhal.core.control;
 
+import java.util.List;
+import narwhal.core.profile.DecodeModel;
+
 /**
  * The decode pool at one tick: engines in placement that can decode.
  *
@@ -12,6 +15,17 @@ package narwhal.core.control;
  * @param residentDecodes decode legs resident on the pool's members
  * @param seats the profiled members' mean measured sequence capacity (the profile's {@code
  *     maxSequences}); 0 when unknown
+ * @param models the profiled members' decode models, for what new streams would cost them
  */
 record DecodePool(int size, int profiled, double floorS, double excessS, double load, int residentDecodes,
-    double seats) {}
+    double seats, List<DecodeModel> models) {
+
+  DecodePool {
+    models = List.copyOf(models);
+  }
+
+  /** The same pool carrying {@code load} instead. */
+  DecodePool withLoad(double load) {
+    return new DecodePool(size, profiled, floorS, excessS, load, residentDecodes, seats, models);
+  }
+}

@@ -8,6 +8,7 @@ import java.util.Map;
 import narwhal.config.ReactiveConfig;
 import narwhal.core.fleet.DecodePace;
 import narwhal.core.fleet.EngineState;
+import narwhal.core.profile.DecodeModel;
 import narwhal.core.profile.EngineProfile;
 import narwhal.core.profile.PrefillBacklog;
 import narwhal.core.profile.PrefillModel;
@@ -48,6 +49,7 @@ final class LoadSampler {
     double tpot = settings.slo().tpotS();
     List<EngineLoad> loads = new ArrayList<>();
     List<PrefillModel> prefillModels = new ArrayList<>();
+    List<DecodeModel> decodeModels = new ArrayList<>();
     int prefillSize = 0;
     double backlog = 0;
     double prefillLoadSum = 0;
@@ -98,6 +100,7 @@ final class LoadSampler {
       }
       if (decodeMember) {
         decodeProfiled++;
+        decodeModels.add(profile.decode());
         floorSum += floor;
         excessSum += Math.max(0, interval - floor);
         decodeLoadSum += decodeLoad;
@@ -108,9 +111,9 @@ final class LoadSampler {
     PrefillPool prefill = new PrefillPool(prefillSize, prefillProfiled, backlog,
         prefillProfiled == 0 ? Double.NaN : prefillLoadSum / prefillProfiled, prefillModels);
     DecodePool decode = decodeProfiled == 0
-        ? new DecodePool(decodeSize, 0, Double.NaN, Double.NaN, Double.NaN, residentDecodes, 0)
+        ? new DecodePool(decodeSize, 0, Double.NaN, Double.NaN, Double.NaN, residentDecodes, 0, List.of())
         : new DecodePool(decodeSize, decodeProfiled, floorSum / decodeProfiled, excessSum / decodeProfiled,
-            decodeLoadSum / decodeProfiled, residentDecodes, seatsSum / decodeProfiled);
+            decodeLoadSum / decodeProfiled, residentDecodes, seatsSum / decodeProfiled, decodeModels);
     return new PoolLoads(loads, prefill, decode);
   }
 

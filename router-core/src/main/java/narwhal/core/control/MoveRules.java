@@ -41,15 +41,16 @@ final class MoveRules {
    * The move to make, or null.
    *
    * @param steadyDemand whether the demand is steady, scored and above the floor (steady_demand)
-   * @param ownPrefillS the pool's predicted prefill of the demand window's mean prompt
+   * @param demand what the demand window's arrivals cost each split
    */
-  @Nullable Proposal propose(PoolLoads loads, SustainedLoads sustained, boolean steadyDemand, double ownPrefillS) {
+  @Nullable Proposal propose(PoolLoads loads, SustainedLoads sustained, boolean steadyDemand,
+      DemandProjection demand) {
     int sustain = settings.thresholds().sustainedIntervals();
     int prefill = loads.prefill().size();
     int decode = loads.decode().size();
-    SplitScore now = scorer.score(loads, ownPrefillS, prefill, decode);
-    SplitScore toPrefill = scorer.score(loads, ownPrefillS, prefill + 1, decode - 1);
-    SplitScore toDecode = scorer.score(loads, ownPrefillS, prefill - 1, decode + 1);
+    SplitScore now = scorer.score(loads, demand, prefill, decode);
+    SplitScore toPrefill = scorer.score(loads, demand, prefill + 1, decode - 1);
+    SplitScore toDecode = scorer.score(loads, demand, prefill - 1, decode + 1);
     List<Proposal> fired = new ArrayList<>();
     if (sustained.sustained(Condition.PREFILL_HIGH, sustain)) {
       fired.add(new Proposal(Direction.DECODE_TO_PREFILL, MoveRule.PROJECTED_TTFT_RECOVERY, now, toPrefill));

@@ -18,6 +18,11 @@ record PrefillPool(int size, int profiled, double backlogS, double load, List<Pr
     models = List.copyOf(models);
   }
 
+  /** The same pool carrying {@code load} instead. */
+  PrefillPool withLoad(double load) {
+    return new PrefillPool(size, profiled, backlogS, load, models);
+  }
+
   /** The pool's mean predicted time to prefill a prompt of {@code tokens} (0 without models). */
   double ownPrefillSeconds(double tokens) {
     if (models.isEmpty() || !(tokens > 0)) {

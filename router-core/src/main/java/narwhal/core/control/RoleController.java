@@ -8,6 +8,8 @@ import narwhal.core.fleet.ArrivalTally.Arrivals;
 import narwhal.core.fleet.EngineState;
 import narwhal.core.fleet.Fleet;
 import narwhal.core.fleet.RoleMove;
+import narwhal.core.health.JournalHealthEvents;
+import narwhal.core.health.MonitorPasses;
 import narwhal.core.journal.Journal;
 import narwhal.core.metrics.RouterMetrics;
 import narwhal.core.profile.ProfileBook;
@@ -55,6 +57,7 @@ public final class RoleController implements AutoCloseable {
   private final MoveRules rules;
   private final MoveGuards guards;
   private final FloorRepair repair;
+  private final MonitorPasses passes;
 
   private long lastEvaluationNanos;
   /** The direction the last evaluations agreed on, and how many in a row. */
@@ -65,6 +68,14 @@ public final class RoleController implements AutoCloseable {
 
   public RoleController(FleetConfig config, Fleet fleet, ProfileBook profiles, Scheduler loop, Journal journal,
       Clock wallClock, RouterMetrics metrics) {
+    this(config, fleet, profiles, loop, journal, wallClock, metrics,
+        new MonitorPasses(config.controller().monitorFailureLimit(), new JournalHealthEvents(journal, wallClock)));
+  }
+
+  /** As above, reporting each pass to {@code passes} (stage {@code controller}), shared with the breaker. */
+  public RoleController(FleetConfig config, Fleet fleet, ProfileBook profiles, Scheduler loop, Journal journal,
+      Clock wallClock, RouterMetrics metrics, MonitorPasses passes) {
+    this.passes = passes;
     this.settings = ControllerSettings.of(config);
     this.fleet = fleet;
     this.profiles = profiles;
@@ -136,19 +147,26 @@ public final class RoleController implements AutoCloseable {
     }
     try {
       pass(loop.nanoTime());
+      passes.passed("controller");
     } catch (RuntimeException e) {
       // A fault in one pass must not stop the controller for good: the next tick starts afresh.
-      log.warn("role controller pass failed; it runs again next tick", e);
+      // Enough of them in a row set the router degraded (controller.monitor_failure_limit).
+      passes.failed("controller", e);
     }
     scheduleTick();
   }
 
   private void pass(long now) {
-    PoolLoads loads = sampler.sample(fleet.engines(), profiles);
-    metrics.loads(loads);
+    PoolLoads measured = sampler.sample(fleet.engines(), profiles);
     Arrivals arrived = fleet.arrivals().drain();
     demand.add(now, arrived);
     evidence.add(now, arrived);
+    Demand d = demand.demand(now);
+    DemandProjection projected = DemandProjection.of(d, measured.prefill(), measured.decode());
+    // The rules and the metrics see what the arriving demand will put on the pools, not only what
+    // they hold now: measured loads lag a change of mix by a stream's lifetime.
+    PoolLoads loads = measured.withDemand(projected, settings.reactive().utilization(), settings.slo().tpotS());
+    metrics.loads(loads);
     metrics.evidence(evidence.latest());
     sustained.observe(loads);
     if (repairPools(loads, now)) {
@@ -156,7 +174,7 @@ public final class RoleController implements AutoCloseable {
     }
     if (now - lastEvaluationNanos >= settings.stepNanos()) {
       lastEvaluationNanos = now;
-      evaluate(loads, now);
+      evaluate(loads, d, projected, now);
     }
   }
 
@@ -183,7 +201,7 @@ public final class RoleController implements AutoCloseable {
     return true;
   }
 
-  private void evaluate(PoolLoads loads, long now) {
+  private void evaluate(PoolLoads loads, Demand d, DemandProjection projected, long now) {
     if (!loads.priced()) {
       agreeing = null;
       agreed = 0;
@@ -191,11 +209,9 @@ public final class RoleController implements AutoCloseable {
       return;
     }
     var reactive = settings.reactive();
-    Demand d = demand.demand(now);
-    double ownPrefillS = d.scored() ? loads.prefill().ownPrefillSeconds(d.meanPromptTokens()) : 0;
     boolean steady = d.scored() && d.rate() >= reactive.demandFloor()
         && evidence.steady(reactive.demandRiseTolerance());
-    Proposal p = rules.propose(loads, sustained, steady, ownPrefillS);
+    Proposal p = rules.propose(loads, sustained, steady, projected);
     if (p == null) {
       agreeing = null;
       agreed = 0;

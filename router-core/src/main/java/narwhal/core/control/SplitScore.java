@@ -5,8 +5,8 @@ import java.util.Map;
 
 /**
  * A prefill/decode split's projected ratios to the SLO (1.0 = at target; {@link
- * SplitScorer#SATURATED} for a pool left empty). The score is the worst of the three: a split is
- * as good as its most pressed side.
+ * SplitScorer#SATURATED} for a pool left empty). The score is the worst of them: a split is as
+ * good as its most pressed side.
  *
  * @param prefillEngines engines in the prefill pool under this split
  * @param decodeEngines engines in the decode pool under this split
@@ -14,12 +14,17 @@ import java.util.Map;
  * @param tpotRatio projected decode interval over {@code slo.tpot_s}
  * @param decodeQueueRatio projected decode sequences per engine over {@code reactive.utilization}
  *     × the engines' measured sequence capacity: above 1 decodes start to queue for a seat
+ * @param prefillDemandRatio the arriving demand's prefill utilization over {@code
+ *     reactive.utilization} (0 when no demand is priced)
+ * @param decodeDemandRatio the interval the arriving demand settles at over {@code slo.tpot_s}
+ *     (0 when no demand is priced)
  */
 record SplitScore(int prefillEngines, int decodeEngines, double ttftRatio, double tpotRatio,
-    double decodeQueueRatio) {
+    double decodeQueueRatio, double prefillDemandRatio, double decodeDemandRatio) {
 
   double score() {
-    return Math.max(ttftRatio, Math.max(tpotRatio, decodeQueueRatio));
+    return Math.max(Math.max(ttftRatio, Math.max(tpotRatio, decodeQueueRatio)),
+        Math.max(prefillDemandRatio, decodeDemandRatio));
   }
 
   /** The journal's view: the split and its ratios, rounded to four decimals. */
@@ -31,6 +36,8 @@ record SplitScore(int prefillEngines, int decodeEngines, double ttftRatio, doubl
     m.put("ttft_ratio", round(ttftRatio));
     m.put("tpot_ratio", round(tpotRatio));
     m.put("decode_queue_ratio", round(decodeQueueRatio));
+    m.put("prefill_demand_ratio", round(prefillDemandRatio));
+    m.put("decode_demand_ratio", round(decodeDemandRatio));
     return m;
   }
 

@@ -11,8 +11,15 @@ package narwhal.core.control;
  *   <li>TPOT ratio = (floor + excess × nD0 / nD) / {@code slo.tpot_s}: the interval above the
  *       floor grows with the streams each engine carries, and those spread over the pool;
  *   <li>decode-queueing ratio = (resident decodes / nD) / ({@code reactive.utilization} × the
- *       measured sequence capacity), 0 when the profiles measured no capacity.
+ *       measured sequence capacity), 0 when the profiles measured no capacity;
+ *   <li>prefill-demand ratio = the window's prefill utilization over nP ({@link
+ *       DemandProjection}) / {@code reactive.utilization};
+ *   <li>decode-demand ratio = the interval the window's demand settles at over nD / {@code
+ *       slo.tpot_s}.
  * </ul>
+ *
+ * The first three price the work the pools hold now, the last two the work arriving: a mix that
+ * changes shows in the demand ratios at once, long before queues or streams build up.
  *
  * A pool of zero engines serves nothing: its ratio is {@link #SATURATED}. The projection assumes
  * the demand that produced today's loads continues; work already resident stays where it is, so
@@ -34,9 +41,11 @@ final class SplitScorer {
   }
 
   /** The split of {@code prefill} and {@code decode} engines, projected from {@code loads}. */
-  SplitScore score(PoolLoads loads, double ownPrefillS, int prefill, int decode) {
+  SplitScore score(PoolLoads loads, DemandProjection demand, int prefill, int decode) {
     double ttft = prefill <= 0 ? SATURATED
-        : cap((loads.prefill().backlogS() / prefill + ownPrefillS) / ttftS);
+        : cap((loads.prefill().backlogS() / prefill + demand.ownPrefillS()) / ttftS);
+    double prefillDemand = cap(demand.prefillUtilization(prefill) / utilization);
+    double decodeDemand = cap(demand.decodeIntervalS(decode) / tpotS);
     DecodePool pool = loads.decode();
     double tpot;
     double queue;
@@ -48,15 +57,11 @@ final class SplitScorer {
       tpot = cap((pool.floorS() + pool.excessS() * scale) / tpotS);
       queue = pool.seats() > 0 ? cap((double) pool.residentDecodes() / decode / (utilization * pool.seats())) : 0;
     }
-    return new SplitScore(prefill, decode, ttft, tpot, queue);
-  }
-
-  /** The split the fleet has now. */
-  SplitScore current(PoolLoads loads, double ownPrefillS) {
-    return score(loads, ownPrefillS, loads.prefill().size(), loads.decode().size());
+    return new SplitScore(prefill, decode, ttft, tpot, queue, prefillDemand, decodeDemand);
   }
 
   private static double cap(double ratio) {
+    // Infinity (a pool that cannot keep up) caps too.
     return Double.isNaN(ratio) ? SATURATED : Math.min(SATURATED, ratio);
   }
 }

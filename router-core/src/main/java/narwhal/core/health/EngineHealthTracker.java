@@ -28,6 +28,14 @@ public interface EngineHealthTracker {
    */
   boolean admissionHeld();
 
+  /**
+   * {@code monitoring degraded: <stage> <class>} while the monitoring has failed {@code
+   * controller.monitor_failure_limit} passes in a row ({@link MonitorPasses}), else null.
+   */
+  default @Nullable String degradedReason() {
+    return null;
+  }
+
   /** A tracker that ignores everything: no breaker (unit tests of other parts). */
   EngineHealthTracker NONE = new EngineHealthTracker() {
     @Override

@@ -67,12 +67,20 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
   /** Failure reports made but not yet applied on the breaker's loop (successes wait behind them). */
   private final AtomicInteger failuresInFlight = new AtomicInteger();
 
+  private final MonitorPasses passes;
   private long tick;
   private Timer tickTimer = Timer.NONE;
   private boolean closed;
 
   public HealthMonitor(
       FleetConfig config, Fleet fleet, EngineProber prober, Scheduler loop, HealthEvents events) {
+    this(config, fleet, prober, loop, events, new MonitorPasses(config.controller().monitorFailureLimit(), events));
+  }
+
+  /** As above, reporting each tick to {@code passes}, which other monitoring stages share. */
+  public HealthMonitor(FleetConfig config, Fleet fleet, EngineProber prober, Scheduler loop, HealthEvents events,
+      MonitorPasses passes) {
+    this.passes = passes;
     this.fleet = fleet;
     this.prober = prober;
     this.loop = loop;
@@ -283,10 +291,31 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
     }
   }
 
+  /** The monitoring passes this breaker reports to (stage {@code health}). */
+  public MonitorPasses passes() {
+    return passes;
+  }
+
+  @Override
+  public @Nullable String degradedReason() {
+    return passes.degradedReason();
+  }
+
   private void onTick() {
     if (closed) {
       return;
     }
+    try {
+      tick();
+      passes.passed("health");
+    } catch (RuntimeException e) {
+      // A fault in one tick must not stop the breaker for good, nor pass unnoticed.
+      passes.failed("health", e);
+    }
+    scheduleTick();
+  }
+
+  private void tick() {
     tick++;
     for (TrackedEngine t : tracked.values()) {
       if (!t.engine.inPlacement() && t.probe == null && (tick - t.outSinceTick) % settings.readmitEvery() == 0) {
@@ -300,7 +329,6 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
         }
       }
     }
-    scheduleTick();
   }
 
   private void checkLiveness(TrackedEngine t) {

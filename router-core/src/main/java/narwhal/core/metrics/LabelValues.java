@@ -31,7 +31,8 @@ final class LabelValues {
   static final List<String> ENGINE_EVENTS = List.of("engine_held", "engine_ejected", "probe", "readmitted",
       "hold_skipped");
   /** {@code narwhal_engine_events_total{event}} for events about the whole fleet ({@code iid="fleet"}). */
-  static final List<String> FLEET_EVENTS = List.of("wave_hold", "wave_release");
+  static final List<String> FLEET_EVENTS = List.of("wave_hold", "wave_release", "monitoring_degraded",
+      "monitoring_recovered");
   /** {@code narwhal_probes_total{probe}}. */
   static final List<String> PROBES = List.of("health", "liveness", "inference", "lifecycle");
   /** {@code narwhal_probes_total{outcome}}. */

@@ -26,6 +26,9 @@ final class AdmissionErrors {
       case FLEET_RESTARTING -> RouterError.of(503, "backend_unavailable", "backend_unavailable",
           "engines are restarting as one wave (recovery.engine_restart_policy = whole_wave): admission is held "
               + "until every engine is back in placement; retry after the Retry-After delay").withRetryAfter(1);
+      case MONITORING_DEGRADED -> RouterError.of(503, "standby", "standby",
+          "this router's engine monitoring is failing, so it admits no new requests until it recovers; retry on "
+              + "another instance or after the Retry-After delay").withRetryAfter(1);
     };
   }
 

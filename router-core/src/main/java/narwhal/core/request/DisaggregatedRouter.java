@@ -83,6 +83,7 @@ public final class DisaggregatedRouter implements CompletionService {
     RetryBudget retryBudget = new RetryBudget(config.serving().retryBudget(), config.serving().retryReplenish());
     Admission admission = new Admission(AdmissionLimits.from(config.serving()));
     admission.holdWhile(health::admissionHeld);
+    admission.stopWhileDegraded(() -> health.degradedReason() != null);
     metrics.watchAdmission(admission);
     metrics.watchRetryBudget(retryBudget);
     metrics.watchFleet(fleet);
@@ -230,6 +231,10 @@ public final class DisaggregatedRouter implements CompletionService {
     String journal = rt.journal().notWritingReason();
     if (journal != null) {
       return "journal not writable: " + journal;
+    }
+    String degraded = rt.health().degradedReason();
+    if (degraded != null) {
+      return degraded;
     }
     if (rt.health().admissionHeld()) {
       return "whole-wave engine restart: admission is held until every engine is back (" + outOfPlacement() + ")";

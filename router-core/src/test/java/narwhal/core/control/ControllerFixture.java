@@ -96,8 +96,21 @@ final class ControllerFixture {
   }
 
   static EngineProfile profile(String iid) {
+    return profile(iid, 0);
+  }
+
+  /** The usual profile, each active sequence adding {@code perSequenceS} to the decode interval. */
+  static EngineProfile profile(String iid, double perSequenceS) {
     return new EngineProfile(iid, null, new PrefillModel(0, 0.001, 0, 1, 100_000),
-        new DecodeModel(FLOOR_S, 0, 0, 1_000_000, 64), 0.01, 0.02);
+        new DecodeModel(FLOOR_S, 0, perSequenceS, 1_000_000, 64), 0.01, 0.02);
+  }
+
+  /** Re-profiles every engine so that each active sequence adds {@code perSequenceS} to its decode interval. */
+  ControllerFixture decodeCostPerSequence(double perSequenceS) {
+    for (EngineState e : fleet.engines()) {
+      profiles.put(profile(e.iid(), perSequenceS));
+    }
+    return this;
   }
 
   /** Thresholds for tests: expand 1, shrink 0.5, cooldown 10 s, sustained 2, no dwell, no panic, no guard. */

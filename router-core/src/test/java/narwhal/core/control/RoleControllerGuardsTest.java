@@ -208,7 +208,8 @@ class RoleControllerGuardsTest {
     specs.add(EngineSpec.of("d0", "http://10.0.1.1:8000", EngineRole.DECODE).withPin(true));
     ControllerFixture f = new ControllerFixture(specs,
         c -> c.withThresholds(ControllerFixture.thresholds(t -> withDwell(t, dwellS)))).start();
-    return f.decodeLoad("d0", 2.0).arrivals(2, 100);
+    // Short prompts: the prefill demand (2 × 0.1 s per second) lets one engine carry it alone.
+    return f.decodeLoad("d0", 2.0).arrivals(2, 100, 100);
   }
 
   /** Decode goes quiet and p1 (the only prefill engine left) is pressed. */

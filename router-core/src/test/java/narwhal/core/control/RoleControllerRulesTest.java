@@ -99,7 +99,9 @@ class RoleControllerRulesTest {
   @Test
   void idleDecodeBesideBusyPrefill_givesAnEngineToPrefill_underSettledDeparture() {
     ControllerFixture f = new ControllerFixture(ControllerFixture.fleet(1, 2), c -> c).start();
-    f.prefillLoad("p0", 1, 700).arrivals(2, 100);
+    // Short prompts, so the arriving demand (0.2 s of prefill per second) stays below expand and
+    // the resident backlog alone (0.7) makes the case.
+    f.prefillLoad("p0", 1, 700).arrivals(2, 100, 100);
     assertThat(f.ticksUntil("d0", EngineRole.PREFILL, 10)).isEqualTo(4);
     assertThat(f.decisions("moved").get(0)).containsEntry("rule", "settled_departure");
   }

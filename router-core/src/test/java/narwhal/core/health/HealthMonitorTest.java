@@ -476,13 +476,43 @@ class HealthMonitorTest {
   }
 
   /** Probes answered by the test: each call waits until {@link #complete} (or autoHealth). */
+  @Test
+  void ticksThatThrow_setMonitoringDegradedAtTheLimit_andOneCleanTickRecovers() {
+    FleetConfig c = withLiveness(fleetOf(spec("p0", EngineRole.PREFILL), spec("d0", EngineRole.DECODE)), 1);
+    start(c.withController(c.controller().toBuilder().monitorFailureLimit(3).build()));
+    prober.throwing = new IllegalStateException("probe bug reaching http://10.9.9.9:8000");
+
+    ticks(2);
+    assertThat(monitor.degradedReason()).as("two failed ticks of three").isNull();
+    ticks(1);
+    assertThat(monitor.degradedReason()).isEqualTo("monitoring degraded: health IllegalStateException");
+    assertThat(eventNames()).containsExactly("monitoring_degraded");
+    assertThat(events.get(0)).containsEntry("stage", "health").containsEntry("fault", "IllegalStateException")
+        .containsEntry("failed_passes", 3);
+    assertThat(events.get(0).toString()).as("no address from the message").doesNotContain("10.9.9.9");
+
+    ticks(2);
+    assertThat(eventNames()).as("entering is recorded once").containsExactly("monitoring_degraded");
+    prober.throwing = null;
+    prober.autoHealth = iid -> true;
+    ticks(1);
+    assertThat(monitor.degradedReason()).as("one clean tick recovers").isNull();
+    assertThat(eventNames()).containsExactly("monitoring_degraded", "monitoring_recovered");
+    assertThat(engine("p0").inPlacement()).as("the breaker kept ticking and judged nothing").isTrue();
+  }
+
   private static final class FakeProber implements EngineProber {
     final List<String> calls = new ArrayList<>();
     final List<CompletableFuture<CheckResult>> pending = new ArrayList<>();
     java.util.function.Predicate<String> autoHealth;
+    /** Thrown by every health check while set: a bug in a probe, not a failed probe. */
+    RuntimeException throwing;
 
     @Override
     public CompletableFuture<CheckResult> health(EngineSpec engine, Scheduler loop) {
+      if (throwing != null) {
+        throw throwing;
+      }
       if (autoHealth != null) {
         return CompletableFuture.completedFuture(autoHealth.test(engine.iid())
             ? pass("HTTP 200") : fail("connection refused"));

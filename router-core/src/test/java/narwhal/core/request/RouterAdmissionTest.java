@@ -8,6 +8,7 @@ import java.util.Map;
 import narwhal.api.AdmissionTicket;
 import narwhal.api.RequestHandle;
 import narwhal.api.RouterError;
+import narwhal.core.health.EngineHealthTracker;
 import narwhal.core.metrics.SeriesName;
 import narwhal.core.request.RouterFixture.Client;
 import narwhal.proto.v1.CompletionRequest;
@@ -250,6 +251,40 @@ class RouterAdmissionTest {
     assertThat(inFlight(r)).isZero();
     assertThat(r.row()).containsEntry("terminal", "failed").containsEntry("reason", "response_limit")
         .containsEntry("status", 502);
+  }
+
+  @Test
+  void degradedMonitoring_refusesNewRequestsWith503Standby_untilItRecovers() {
+    String[] degraded = {null};
+    EngineHealthTracker health = new EngineHealthTracker() {
+      @Override public void prefillSucceeded(String iid) {}
+      @Override public void decodeSucceeded(String iid) {}
+      @Override public void legFailed(narwhal.core.legs.EngineFailure f, String producerIid) {}
+      @Override public boolean admissionHeld() { return false; }
+      @Override public String degradedReason() { return degraded[0]; }
+    };
+    RouterFixture r = new RouterFixture(RouterFixture.twoByTwo(s -> s.withMaxAttempts(1)), fleet -> health);
+    Client before = r.submitCompletion();
+
+    degraded[0] = "monitoring degraded: health IllegalStateException";
+    Client refused = r.submitCompletion();
+
+    assertThat(r.router.notReadyReason()).isEqualTo("monitoring degraded: health IllegalStateException");
+    RouterError error = refused.sink().error();
+    assertThat(error.status()).isEqualTo(503);
+    assertThat(error.type()).isEqualTo("standby");
+    assertThat(error.retryAfterSeconds()).isEqualTo(1);
+    assertThat(error.message()).doesNotContain("IllegalStateException");
+    assertThat(r.journal.rows).singleElement().satisfies(row -> assertThat(row)
+        .containsEntry("terminal", "rejected").containsEntry("reason", "not_ready"));
+
+    complete(r, 0);
+    assertThat(before.sink().log).as("admitted before: carries on").endsWith("complete");
+    degraded[0] = null;
+    assertThat(r.router.ready()).isTrue();
+    Client after = r.submitCompletion();
+    complete(r, 2);
+    assertThat(after.sink().log).endsWith("complete");
   }
 
   @Test
