@@ -50,16 +50,17 @@ final class AdaptiveFleetFile {
     ObjectNode controller = root.putObject("controller");
     controller.put("monitor_interval_s", 0.5);
     controller.putObject("thresholds")
-        .put("cooldown_s", 4)
+        .put("cooldown_s", 3)
+        .put("panic_ratio", 2)
         .put("sustained_intervals", 2)
         .put("dwell_s", 3);
     controller.putObject("reactive")
         .put("step_s", 1)
-        .put("window_s", 10)
+        .put("window_s", 5)
         .put("confirmations", 2)
         .put("min_arrivals", 5)
-        .put("evidence_span_s", 4)
-        .put("evidence_max_span_s", 8)
+        .put("evidence_span_s", 2)
+        .put("evidence_max_span_s", 4)
         .put("evidence_min_arrivals", 5);
     if (profiles != null) {
       root.putObject("profiles").put("path", profiles.toString());

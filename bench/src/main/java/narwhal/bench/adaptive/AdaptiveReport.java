@@ -87,6 +87,7 @@ final class AdaptiveReport {
       }
       md.append(String.format(Locale.ROOT, "%nAdaptive runs: %d pool-size changes seen in /narwhal/state samples, "
           + "%d of them undoing the previous change within 10 s.%n%n", flips, reversals));
+      phaseTable(md, results);
       Path attainment = dir.resolve("attainment-" + trace + ".png");
       attainmentChart(byConfig, trace, attainment);
       md.append("![attainment](").append(attainment.getFileName()).append(")\n\n");
@@ -106,6 +107,30 @@ final class AdaptiveReport {
           });
     }
     Files.writeString(dir.resolve("README.md"), md.toString());
+  }
+
+  /** Attainment by phase for every run (refused requests in brackets): where each run lost. */
+  private static void phaseTable(StringBuilder md, List<RunResult> results) {
+    List<String> names = results.stream().flatMap(r -> r.phases().stream()).map(PhaseAttainment::phase)
+        .distinct().toList();
+    if (names.size() < 2) {
+      return;
+    }
+    md.append("Attainment by phase (refused in brackets):\n\n| run |");
+    names.forEach(n -> md.append(' ').append(n).append(" |"));
+    md.append("\n|---|");
+    names.forEach(n -> md.append("---:|"));
+    md.append('\n');
+    for (RunResult r : results) {
+      md.append(String.format(Locale.ROOT, "| %s at %.1f/s |", r.configuration(), r.rate()));
+      for (String n : names) {
+        md.append(r.phases().stream().filter(p -> p.phase().equals(n)).findFirst()
+            .map(p -> String.format(Locale.ROOT, " %.1f %% (%d) |", 100 * p.attainment(), p.refused()))
+            .orElse(" — |"));
+      }
+      md.append('\n');
+    }
+    md.append('\n');
   }
 
   /** Changes of the prefill pool's size, and how many undid the previous change within 10 s. */

@@ -7,7 +7,12 @@ import java.util.List;
  * SLOs. Attainment counts every offered request; refusals, failures and unfinished streams miss.
  */
 record RunResult(String trace, String configuration, double rate, int offered, int met, int refused, int failed,
-    double ttftP50S, double ttftP99S, double tpotP50S, List<RoleSampler.Sample> roles) {
+    double ttftP50S, double ttftP99S, double tpotP50S, List<RoleSampler.Sample> roles, List<PhaseAttainment> phases) {
+
+  RunResult {
+    roles = List.copyOf(roles);
+    phases = List.copyOf(phases);
+  }
 
   double attainment() {
     return offered == 0 ? 0 : (double) met / offered;
@@ -39,7 +44,7 @@ record RunResult(String trace, String configuration, double rate, int offered, i
     // Requests that never reported count as failed: the offered count is the trace's.
     failed += Math.max(0, offered - outcomes.size());
     return new RunResult(trace, configuration, rate, offered, met, refused, failed, percentile(ttfts, 0.5),
-        percentile(ttfts, 0.99), percentile(tpots, 0.5), roles);
+        percentile(ttfts, 0.99), percentile(tpots, 0.5), roles, PhaseAttainment.of(outcomes, sloTtftS, sloTpotS));
   }
 
   private static double percentile(List<Double> values, double q) {

@@ -38,6 +38,24 @@ class AdaptiveScoringTest {
   }
 
   @Test
+  void phases_groupConsecutiveArrivalsOfAPhase_soARepeatedPhaseIsItsOwnRow() {
+    List<RequestOutcome> outcomes = List.of(
+        // Out of arrival order on purpose: grouping follows arrival time.
+        new RequestOutcome(new Trace.Arrival(3, 10, 10, "prompt-heavy"), 429, 0, false, Double.NaN, Double.NaN, "r"),
+        new RequestOutcome(new Trace.Arrival(1, 10, 10, "prompt-heavy"), 200, 10, true, 0.5, 0.04, null),
+        new RequestOutcome(new Trace.Arrival(2, 10, 10, "output-heavy"), 200, 10, true, 0.5, 0.09, null),
+        new RequestOutcome(new Trace.Arrival(4, 10, 10, "prompt-heavy"), 200, 10, true, 0.5, 0.04, null));
+
+    List<PhaseAttainment> phases = PhaseAttainment.of(outcomes, 1.0, 0.05);
+
+    assertThat(phases).containsExactly(
+        new PhaseAttainment("1 prompt-heavy", 1, 1, 0),
+        new PhaseAttainment("2 output-heavy", 1, 0, 0),
+        new PhaseAttainment("3 prompt-heavy", 2, 1, 1));
+    assertThat(phases.get(2).attainment()).isEqualTo(0.5);
+  }
+
+  @Test
   void goodput_interpolatesWhereAttainmentCrossesNinetyPercent() {
     List<RunResult> sweep = List.of(result(2, 1.0), result(4, 0.95), result(6, 0.85), result(8, 0.95));
 
@@ -74,6 +92,6 @@ class AdaptiveScoringTest {
   }
 
   private static RunResult result(double rate, double attainment) {
-    return new RunResult("t", "c", rate, 100, (int) Math.round(attainment * 100), 0, 0, 0, 0, 0, List.of());
+    return new RunResult("t", "c", rate, 100, (int) Math.round(attainment * 100), 0, 0, 0, 0, 0, List.of(), List.of());
   }
 }
