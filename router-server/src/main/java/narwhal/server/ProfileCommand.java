@@ -60,7 +60,8 @@ final class ProfileCommand implements Callable<Integer> {
   private long maxPromptTokens = Long.MAX_VALUE;
 
   @Option(names = "--max-seqs", paramLabel = "N",
-      description = "the largest batch of concurrent streams (default ${DEFAULT-VALUE})")
+      description = "the largest batch of concurrent streams; the role controller reads it as the engine's sequence "
+          + "capacity, so give the batch the engine runs at its TPOT target or its --max-num-seqs (default ${DEFAULT-VALUE})")
   private int maxSeqs = 32;
 
   @Option(names = "--decode-tokens", paramLabel = "N",

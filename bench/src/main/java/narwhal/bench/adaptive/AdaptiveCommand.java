@@ -174,7 +174,7 @@ public final class AdaptiveCommand implements Callable<Integer> {
     Path out = dir.resolve("profiles.json");
     List<String> cmd = new ArrayList<>(routerCommand(java, routerOpts));
     cmd.addAll(List.of("profile", "--fleet", fleet.toString(), "--out", out.toString(), "--budget-s", "160",
-        "--max-prompt-tokens", Integer.toString(2 * longPrompt), "--max-seqs", "16"));
+        "--max-prompt-tokens", Integer.toString(2 * longPrompt), "--max-seqs", "64"));
     log("profiling the engines: " + String.join(" ", cmd.subList(cmd.indexOf("profile"), cmd.size())));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
         .redirectOutput(dir.resolve("logs").resolve("profile.log").toFile()).start();
@@ -214,7 +214,7 @@ public final class AdaptiveCommand implements Callable<Integer> {
     }
 
     List<RunResult> sweep(TraceShape shape, List<TracePhase> phases, Configuration config, List<Double> rates)
-        throws InterruptedException {
+        throws IOException, InterruptedException {
       List<RunResult> results = new ArrayList<>();
       for (double rate : rates) {
         RunResult r = run(shape, phases, config, rate);
@@ -231,14 +231,16 @@ public final class AdaptiveCommand implements Callable<Integer> {
     }
 
     private RunResult run(TraceShape shape, List<TracePhase> phases, Configuration config, double rate)
-        throws InterruptedException {
+        throws IOException, InterruptedException {
       String tag = shape.label() + "-" + config.name() + "-" + rate;
       Path fleet = AdaptiveFleetFile.write(dir.resolve("fleets").resolve(tag + ".json"), MODEL, engines, config,
           sloTtftS, sloTpotS, profiles);
       int port = Ports.free();
       Trace trace = Trace.generate(phases, rate, seed);
+      Path journal = dir.resolve("journals").resolve(tag + ".jsonl");
+      Files.createDirectories(journal.getParent());
       try (ManagedProcess router = RouterProcess.start(repo, routerJar, java, fleet, port, routerOpts, List.of(),
-          dir.resolve("logs").resolve("router-" + tag + ".log"))) {
+          dir.resolve("logs").resolve("router-" + tag + ".log"), journal)) {
         String base = new HttpTarget("127.0.0.1", port).url();
         OpenLoopClient client = new OpenLoopClient(base, MODEL);
         List<RequestOutcome> outcomes;
@@ -249,6 +251,7 @@ public final class AdaptiveCommand implements Callable<Integer> {
         }
         // Let the engines drain whatever the router cancelled before the next run starts.
         Thread.sleep(1000);
+        ControllerDecisions.keep(journal, dir.resolve("decisions").resolve(tag + ".jsonl"));
         return RunResult.score(shape.label(), config.name(), rate, trace.arrivals().size(), outcomes, sloTtftS,
             sloTpotS, roles);
       }

@@ -25,6 +25,12 @@ public final class RouterProcess {
    */
   public static ManagedProcess start(Path repo, @Nullable Path routerJar, String java, Path fleetFile, int port,
       String javaOptions, List<String> cpuPrefix, Path log) {
+    return start(repo, routerJar, java, fleetFile, port, javaOptions, cpuPrefix, log, null);
+  }
+
+  /** As above, the router writing its journal to {@code journal} when it is not null. */
+  public static ManagedProcess start(Path repo, @Nullable Path routerJar, String java, Path fleetFile, int port,
+      String javaOptions, List<String> cpuPrefix, Path log, @Nullable Path journal) {
     List<String> cmd = new ArrayList<>(cpuPrefix);
     if (routerJar != null) {
       cmd.add(java);
@@ -35,6 +41,9 @@ public final class RouterProcess {
     }
     cmd.addAll(List.of("serve", "--fleet", fleetFile.toString(), "--host", "127.0.0.1", "--port",
         Integer.toString(port), "--grpc-port", "0"));
+    if (journal != null) {
+      cmd.addAll(List.of("--journal", journal.toString()));
+    }
     ManagedProcess p = ManagedProcess.start("router", cmd,
         Map.of("NARWHAL_JAVA_OPTS", javaOptions, "NARWHAL_LOG_LEVEL", "WARN"), log);
     try {

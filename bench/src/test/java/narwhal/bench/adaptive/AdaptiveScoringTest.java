@@ -56,6 +56,25 @@ class AdaptiveScoringTest {
   }
 
   @Test
+  void controllerDecisions_keepsOnlyTheDecisionRows_andDropsTheJournal(@org.junit.jupiter.api.io.TempDir
+      java.nio.file.Path dir) throws Exception {
+    java.nio.file.Path journal = dir.resolve("j.jsonl");
+    java.nio.file.Files.writeString(journal, String.join("\n",
+        "{\"kind\":\"meta\",\"schema\":\"narwhal.journal\"}",
+        "{\"kind\":\"request\",\"terminal\":\"completed\"}",
+        "{\"kind\":\"event\",\"event\":\"controller_decision\",\"outcome\":\"moved\"}",
+        "{\"kind\":\"event\",\"event\":\"engine_held\"}",
+        "{\"kind\":\"event\",\"event\":\"controller_dec")); // torn last line
+
+    int kept = ControllerDecisions.keep(journal, dir.resolve("d").resolve("x.jsonl"));
+
+    assertThat(kept).isEqualTo(1);
+    assertThat(java.nio.file.Files.readAllLines(dir.resolve("d").resolve("x.jsonl")))
+        .containsExactly("{\"kind\":\"event\",\"event\":\"controller_decision\",\"outcome\":\"moved\"}");
+    assertThat(journal).doesNotExist();
+  }
+
+  @Test
   void goodput_interpolatesWhereAttainmentCrossesNinetyPercent() {
     List<RunResult> sweep = List.of(result(2, 1.0), result(4, 0.95), result(6, 0.85), result(8, 0.95));
 
