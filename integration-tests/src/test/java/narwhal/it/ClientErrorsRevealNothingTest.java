@@ -54,8 +54,8 @@ class ClientErrorsRevealNothingTest {
   }
 
   /**
-   * The client's text names {@code iid} and nothing internal. Shared with the conformance kit's
-   * verdict (narwhal.adapters.kit.Verdicts), which holds every adapter's failure messages to it.
+   * The client's text names {@code iid} and nothing internal: the rule the conformance kit's
+   * verdict ({@code narwhal.adapters.kit.Verdicts}) holds every adapter's failure messages to.
    */
   static void revealsNothingInternal(String clientText, String iid) {
     assertThat(clientText).as("what the client read")

@@ -86,8 +86,8 @@ public final class EngineFailure extends Exception {
       @Nullable String operatorDetail,
       boolean mayDifferNextTime,
       @Nullable Throwable cause) {
-    super(operatorDetail == null || operatorDetail.isEmpty() ? clientMessage : clientMessage + " (" + operatorDetail + ")",
-        cause);
+    super(operatorDetail == null || operatorDetail.isEmpty()
+        ? clientMessage : clientMessage + " (" + operatorDetail + ")", cause);
     this.clientMessage = clientMessage;
     this.operatorDetail = operatorDetail == null || operatorDetail.isEmpty() ? null : operatorDetail;
     this.phase = phase;
