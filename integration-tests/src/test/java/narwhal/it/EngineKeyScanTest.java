@@ -16,10 +16,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
+import narwhal.config.EngineTlsConfig;
 import narwhal.config.FleetConfig;
 import narwhal.server.Preflight;
 import narwhal.server.PreflightReport;
 import narwhal.sim.SimOptions;
+import narwhal.sim.SimTls;
+import narwhal.testing.tls.TestCertificates;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -27,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 
 /**
- * Issue 16, "never leak": with an engine API key configured, everything the router writes or
+ * Issue 16, "never leak": with an engine API key (and a TLS client key) configured, everything the router writes or
  * serves — every log event at every level (Netty's DEBUG and TRACE paths included, with their
  * exceptions), the journal file, {@code /metrics}, {@code /narwhal/state}, preflight's lines and
  * the clients' answers — is scanned for the key, after requests that succeed, fail after output,
@@ -126,6 +129,40 @@ class EngineKeyScanTest {
         String.join("\n", answers))) {
       assertThat(where).doesNotContain(KEY).doesNotContain("Bearer sk-");
     }
+  }
+
+  /** Each line of a PEM file's base64 body: any one of them showing up means the file was quoted. */
+  private static List<String> pemBodyLines(Path pem) throws java.io.IOException {
+    return Files.readAllLines(pem).stream().filter(l -> !l.startsWith("-----") && l.length() >= 16).toList();
+  }
+
+  @Test
+  void theRoutersTlsClientKey_isNowhereEither() throws Exception {
+    TestCertificates ca = TestCertificates.create(dir.resolve("ca"));
+    TestCertificates.Issued client = ca.client("router");
+    SimOptions tlsEngines = RoutedFleet.fastEngines().apiKey(KEY)
+        .tls(new SimTls(ca.server().certFile(), ca.server().keyFile())).build();
+    UnaryOperator<FleetConfig> config = c -> routerKey(KEY).apply(c.withEngine(c.engine().withTls(
+        EngineTlsConfig.defaults().withCaBundle(ca.caFile()).withClientCertificate(client.certFile(), client.keyFile()))));
+    List<String> seen = new ArrayList<>();
+    try (RoutedFleet fleet = RoutedFleet.start(1, 1, tlsEngines, config, null)) {
+      HttpResponse<String> served = fleet.client.post("/v1/completions", body("tls scan", false));
+      assertThat(served.statusCode()).as(served.body()).isEqualTo(200);
+      seen.add(served.body());
+      seen.add(fleet.client.stream("/v1/completions", body("fault [[sim:reset-after=2,phase=decode]]", true)).raw());
+      seen.add(fleet.client.get("/metrics").body());
+      seen.add(fleet.client.get("/narwhal/state").body());
+      // Without profiles (measuring them would need the test CA in a JDK client): the lines are what is scanned.
+      seen.addAll(Preflight.run(config.apply(fleet.fleet.config())).lines());
+      fleet.journal().awaitRequestRows(2);
+      seen.add(Files.readString(fleet.journal().path()));
+    }
+    seen.add(loggedText());
+    String everything = String.join("\n", seen);
+
+    assertThat(pemBodyLines(client.keyFile())).isNotEmpty()
+        .allSatisfy(line -> assertThat(everything).doesNotContain(line));
+    assertThat(everything).doesNotContain(KEY).doesNotContain("PRIVATE KEY");
   }
 
   @Test
