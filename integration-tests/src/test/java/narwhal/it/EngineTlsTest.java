@@ -122,12 +122,16 @@ class EngineTlsTest {
       JsonNode error = RouterClient.json(response.body()).path("error");
       // As every connection failure is mapped: 502, typed by the phase that failed.
       assertThat(error.path("type").asText()).isEqualTo("prefill");
-      assertThat(error.path("message").asText()).startsWith("prefill engine p0 is unreachable: TLS handshake with ")
-          .contains("certificate expired");
+      // The client reads the engine's iid and the problem; its URL is for operators (the journal).
+      assertThat(error.path("message").asText())
+          .isEqualTo("prefill engine p0 failed the TLS handshake: certificate expired");
       JsonNode row = fleet.journal().awaitRequestRows(1).get(0);
       assertThat(row.path("terminal").asText()).isEqualTo("failed");
       assertThat(row.path("reason").asText()).isEqualTo("engine_unreachable");
-      assertThat(row.toString()).contains("certificate expired");
+      assertThat(row.path("error").asText()).isEqualTo(error.path("message").asText());
+      assertThat(row.path("attempt_failures").get(0).path("message").asText())
+          .contains("certificate expired").contains("renew the engine's certificate")
+          .contains(fleet.fleet.config().engines().get(0).url().toString());
     }
   }
 

@@ -164,8 +164,8 @@ class FailureSemanticsTest {
     HttpResponse<String> r = fleet.client.post("/v1/completions", body("done-first,phase=decode", stream));
 
     JsonNode error = plainError(r, 502, "decode");
-    assertThat(error.get("message").asText()).isEqualTo("stream ended with [DONE] before any token arrived");
-    crossedDecodeEngine();
+    assertThat(error.get("message").asText())
+        .isEqualTo("stream ended with [DONE] before any token arrived from decode engine " + crossedDecodeEngine());
   }
 
   @Test

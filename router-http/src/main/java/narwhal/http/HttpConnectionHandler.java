@@ -410,10 +410,19 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
     return true;
   }
 
-  /** The 400 for what the HTTP decoder could not decode (a head or a chunk). */
+  /**
+   * The 400 for what the HTTP decoder could not decode (a head or a chunk). Its words come from
+   * the innermost cause: a wrapping exception's message is its cause's {@code toString()}, which
+   * would show the client a Java class name.
+   */
   private static RouterError malformed(DecoderResult result) {
-    Throwable cause = result.cause();
-    return Responses.malformedHttp(cause == null ? "undecodable" : String.valueOf(cause.getMessage()));
+    String detail = null;
+    for (Throwable c = result.cause(); c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c.getMessage() != null && !c.getMessage().isBlank()) {
+        detail = c.getMessage();
+      }
+    }
+    return Responses.malformedHttp(detail == null ? "undecodable" : detail);
   }
 
   /** Answers the request without reading its body; the connection may stay open. */

@@ -133,7 +133,7 @@ class ProfileCommandTest {
     String stderr = err.toString(StandardCharsets.UTF_8);
     assertThat(status).as(stdout + stderr).isEqualTo(1);
     assertThat(stdout.lines().filter(l -> l.startsWith("p0 ")).findFirst().orElse("")).as(stdout).endsWith("ok");
-    assertThat(stdout).contains("d0 FAIL: a warm-up prefill leg of ").contains("unreachable");
+    assertThat(stdout).contains("d0 FAIL: a warm-up prefill leg of ").contains("refused the connection");
     assertThat(stdout.lines().filter(l -> l.startsWith("d0 ")).findFirst().orElse("")).endsWith("FAIL");
     assertThat(stderr).as(stdout + stderr).contains("narwhal profile: replacing " + out + ", which cannot be used:",
         "narwhal profile: d0 was not profiled (see FAIL above); wrote the 1 passing rows to " + out);

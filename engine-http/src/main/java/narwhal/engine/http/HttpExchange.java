@@ -156,6 +156,7 @@ final class HttpExchange implements Exchange {
           new TransportFailure(
               TransportFailure.Kind.PROTOCOL_ERROR,
               "handler rejected the response from " + engine + ": " + e,
+              "sent a response the router could not process",
               e);
       try {
         handler.onFailure(failure);

@@ -122,6 +122,8 @@ class EngineTlsTransportTest {
     assertThat(TlsProblem.of(f)).isEqualTo(TlsProblem.UNKNOWN_CA);
     assertThat(f.getMessage()).startsWith("TLS handshake with https://127.0.0.1:" + server.port()
         + " failed: certificate signed by an unknown CA");
+    assertThat(f.clientDetail()).as("what a client may read: no address")
+        .isEqualTo("failed the TLS handshake: certificate signed by an unknown CA");
   }
 
   @Test

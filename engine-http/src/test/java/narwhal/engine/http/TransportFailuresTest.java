@@ -50,4 +50,25 @@ class TransportFailuresTest {
     assertThat(TransportFailures.channelError("e:1", new TooLongFrameException("header")).kind())
         .isEqualTo(Kind.PROTOCOL_ERROR);
   }
+
+  @Test
+  void theClientDetail_namesWhatHappened_withoutTheAddressOrTheClass() {
+    String engine = "10.0.0.7:8001";
+    assertThat(TransportFailures.connectFailure(engine,
+        new ConnectException("Connection refused: /10.0.0.7:8001")).clientDetail())
+        .isEqualTo("refused the connection");
+    assertThat(TransportFailures.connectFailure(engine, new NoRouteToHostException("No route to host")).clientDetail())
+        .isEqualTo("could not be reached: no route to its host");
+    assertThat(TransportFailures.connectFailure(engine, new UnknownHostException("decode-0.internal")).clientDetail())
+        .isEqualTo("could not be reached: its host name does not resolve");
+    assertThat(TransportFailures.connectFailure(engine, new IOException("odd: /10.0.0.7:8001")).clientDetail())
+        .isEqualTo("could not be connected to");
+    assertThat(TransportFailures.channelError(engine, new DecoderException(new IllegalArgumentException("x")))
+        .clientDetail()).isEqualTo("sent a malformed HTTP response");
+    assertThat(TransportFailures.tooLarge(engine, "the response body", 1024).clientDetail())
+        .isEqualTo("sent a response over the router's limit: the response body exceeds 1024 bytes");
+
+    TransportFailure refused = TransportFailures.connectFailure(engine, new ConnectException("Connection refused"));
+    assertThat(refused.getMessage()).as("operators keep the address").contains(engine);
+  }
 }

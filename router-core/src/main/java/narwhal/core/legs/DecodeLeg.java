@@ -186,7 +186,7 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
   private void onDone() {
     if (tokens == 0) {
       fail(new EngineFailure(Phase.DECODE, FailureClass.STREAM, 502, "invalid_response", consumer.iid(),
-          "stream ended with [DONE] before any token arrived", false, null));
+          "stream ended with [DONE] before any token arrived from decode engine " + consumer.iid(), false, null));
       return;
     }
     finished = true;

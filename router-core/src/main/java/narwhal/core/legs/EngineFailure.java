@@ -12,6 +12,11 @@ import org.jspecify.annotations.Nullable;
  * <p>The mapping follows the spec: timeout-shaped faults become 504, other engine faults 502; an
  * error object inside a 200 stream keeps its own status; an engine's own 4xx rejection (other than
  * 408/429) is relayed with its status because it describes the client's request, not the engine.
+ *
+ * <p>Two texts. {@link #clientMessage()} is what the client reads: it names the engine by iid and
+ * the failing phase, never by URL, address or port, and never quotes a Java exception. {@link
+ * #getMessage()} is for operators (the journal's {@code attempt_failures}, logs, preflight): the
+ * client message, then whatever detail the transport had, the engine's URL included.
  */
 public final class EngineFailure extends Exception {
 
@@ -22,6 +27,8 @@ public final class EngineFailure extends Exception {
   private final int status;
   private final String reason;
   private final String engineIid;
+  private final String clientMessage;
+  private final @Nullable String operatorDetail;
   private final boolean wouldRecur;
 
   /**
@@ -57,7 +64,32 @@ public final class EngineFailure extends Exception {
       String message,
       boolean mayDifferNextTime,
       @Nullable Throwable cause) {
-    super(message, cause);
+    this(phase, failureClass, status, reason, engineIid, message, null, mayDifferNextTime, cause);
+  }
+
+  /**
+   * A failure whose client message is {@code clientMessage} and whose operator message adds
+   * {@code operatorDetail} after it.
+   *
+   * @param clientMessage what the client reads: names the engine by iid, never by address, and
+   *     quotes no exception
+   * @param operatorDetail what only operators read (the transport's own words, the engine's URL),
+   *     or null when the client message says everything
+   */
+  public EngineFailure(
+      Phase phase,
+      FailureClass failureClass,
+      int status,
+      String reason,
+      String engineIid,
+      String clientMessage,
+      @Nullable String operatorDetail,
+      boolean mayDifferNextTime,
+      @Nullable Throwable cause) {
+    super(operatorDetail == null || operatorDetail.isEmpty()
+        ? clientMessage : clientMessage + " (" + operatorDetail + ")", cause);
+    this.clientMessage = clientMessage;
+    this.operatorDetail = operatorDetail == null || operatorDetail.isEmpty() ? null : operatorDetail;
     this.phase = phase;
     this.failureClass = failureClass;
     this.status = status;
@@ -105,9 +137,19 @@ public final class EngineFailure extends Exception {
     return status == 504;
   }
 
+  /** What the client reads: the engine by iid, no address, no exception; see the class comment. */
+  public String clientMessage() {
+    return clientMessage;
+  }
+
+  /** What only operators read beyond {@link #clientMessage()} (the transport's words, the URL), or null. */
+  public @Nullable String operatorDetail() {
+    return operatorDetail;
+  }
+
   /** The client-facing error: {@code type} names the phase, {@code code} the reason. */
   public RouterError toRouterError() {
-    return RouterError.of(status, phase.wireName(), reason, getMessage());
+    return RouterError.of(status, phase.wireName(), reason, clientMessage);
   }
 
   @Override

@@ -75,28 +75,38 @@ public final class EngineFailures {
         credentialsRefused(phase.wireName() + " engine " + iid, status), false, null);
   }
 
-  /** A transport failure (connect, reset, oversize, protocol) on a leg. */
+  /**
+   * A transport failure (connect, reset, oversize, protocol) on a leg. The client reads the leg
+   * and the transport's {@linkplain TransportFailure#clientDetail() client detail}; the transport's
+   * own message (the engine's URL, the exception) goes only into the operator message.
+   */
   public static EngineFailure fromTransport(Phase phase, String iid, TransportFailure f, int tokensSeen) {
     String leg = phase.wireName() + " engine " + iid;
+    String detail = f.getMessage();
     switch (f.kind()) {
       case CONNECT_FAILED:
         return new EngineFailure(phase, FailureClass.CONNECTION, 502, "engine_unreachable", iid,
-            leg + " is unreachable: " + f.getMessage(), f);
+            leg + " " + clause(f, "could not be connected to"), detail, true, f);
       case CONNECT_TIMEOUT:
         return new EngineFailure(phase, FailureClass.TIMEOUT, 504, "engine_timeout", iid,
-            leg + " did not accept a connection in time: " + f.getMessage(), f);
+            leg + " " + clause(f, "did not accept a connection in time"), detail, true, f);
       case CONNECTION_CLOSED:
         return new EngineFailure(phase, FailureClass.CONNECTION, 502, "engine_connection", iid,
             leg + " closed the connection before the response was complete"
-                + (phase == Phase.DECODE ? " (after " + TokenCounts.describe(tokensSeen) + ")" : ""), f);
+                + (phase == Phase.DECODE ? " (after " + TokenCounts.describe(tokensSeen) + ")" : ""), detail, true, f);
       case BODY_TOO_LARGE:
         return new EngineFailure(phase, FailureClass.RESPONSE_LIMIT, 502, "response_limit", iid,
-            leg + " sent a response over the router's limit: " + f.getMessage(), f);
+            leg + " " + clause(f, "sent a response over the router's limit"), detail, true, f);
       case PROTOCOL_ERROR:
       default:
         return new EngineFailure(phase, FailureClass.STREAM, 502, "invalid_response", iid,
-            leg + " sent invalid HTTP: " + f.getMessage(), false, f);
+            leg + " " + clause(f, "sent invalid HTTP"), detail, false, f);
     }
+  }
+
+  private static String clause(TransportFailure f, String otherwise) {
+    String clause = f.clientDetail();
+    return clause == null || clause.isBlank() ? otherwise : clause;
   }
 
   /** An error object inside a 200 stream: its integer code if 400-599, else 500. */

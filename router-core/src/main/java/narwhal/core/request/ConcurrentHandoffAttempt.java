@@ -114,9 +114,10 @@ final class ConcurrentHandoffAttempt {
     }
     legs.cancelPrefill();
     if (tokens == 0 && consumerAccepted && decodeFailure.isTimeoutShaped()) {
+      String what = "prefill engine " + producer.iid() + " had not answered when decode engine "
+          + decodeFailure.engineIid() + " gave up waiting for the KV cache: ";
       return new EngineFailure(Phase.PREFILL, FailureClass.TIMEOUT, 504, "engine_timeout", producer.iid(),
-          "prefill engine " + producer.iid() + " had not answered when decode engine " + decodeFailure.engineIid()
-              + " gave up waiting for the KV cache: " + decodeFailure.getMessage(), null);
+          what + decodeFailure.clientMessage(), decodeFailure.operatorDetail(), true, null);
     }
     return decodeFailure;
   }

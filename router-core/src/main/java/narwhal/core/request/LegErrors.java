@@ -20,9 +20,9 @@ final class LegErrors {
       return f;
     }
     // A bug in a dialect or transport must still end the request cleanly, as a 502. Not retried:
-    // the same code would run again.
+    // the same code would run again. The exception is for operators (log, journal), not clients.
     log.error("unexpected error in the {} leg", phase.wireName(), t);
     return new EngineFailure(phase, FailureClass.INFERENCE_STATUS, 502, "internal",
-        "router", "internal error in the " + phase.wireName() + " leg: " + t, false, t);
+        "router", "internal error in the " + phase.wireName() + " leg", t.toString(), false, t);
   }
 }

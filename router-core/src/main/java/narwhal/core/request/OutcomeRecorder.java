@@ -49,10 +49,28 @@ final class OutcomeRecorder {
       LoggingEventBuilder line = warn ? log.atWarn() : log.atDebug();
       logFields(row).forEach(line::addKeyValue);
       line.log(warn
-          ? "request " + outcome.terminal().wireName() + ": "
-              + (outcome.error() == null ? outcome.reason() : outcome.error().message())
+          ? "request " + outcome.terminal().wireName() + ": " + operatorText(outcome)
           : "request " + outcome.terminal().wireName());
     }
+  }
+
+  /**
+   * What the log line says went wrong: what the client was told, or, when the last failed attempt
+   * says the same with the operator's detail after it (the engine's address, the transport's
+   * exception), that. The client's words never carry such detail (docs/operations.md).
+   */
+  static String operatorText(RequestOutcome outcome) {
+    if (outcome.error() == null) {
+      return String.valueOf(outcome.reason());
+    }
+    String told = outcome.error().message();
+    if (!outcome.attemptFailures().isEmpty()) {
+      Object last = outcome.attemptFailures().get(outcome.attemptFailures().size() - 1).get("message");
+      if (last instanceof String detailed && detailed.startsWith(told) && detailed.length() > told.length()) {
+        return detailed;
+      }
+    }
+    return told;
   }
 
   /** The row's set scalar fields, in row order; lists, {@code kind} and {@code error} (in the message) left out. */

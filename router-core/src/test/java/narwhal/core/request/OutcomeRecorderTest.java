@@ -58,4 +58,22 @@ class OutcomeRecorderTest {
         .containsEntry("crossed", true);
     assertThat(fields.values()).doesNotContainNull();
   }
+
+  @Test
+  void theLogLine_keepsTheOperatorsDetail_thatTheClientNeverRead() {
+    String told = "prefill engine p0 refused the connection";
+    String detailed = told + " (cannot connect to 10.0.0.7:8001: Connection refused)";
+    RequestOutcome refused = RequestOutcome.builder("r2", Terminal.FAILED).reason("engine_unreachable")
+        .error(RouterError.of(502, "prefill", "engine_unreachable", told))
+        .attempts(1, 0, List.of(Map.of("iid", "p0", "message", detailed))).build();
+    RequestOutcome other = RequestOutcome.builder("r3", Terminal.FAILED).reason("no_engine")
+        .error(RouterError.of(503, "backend_unavailable", "backend_unavailable", "no prefill engine is available"))
+        .attempts(1, 0, List.of(Map.of("iid", "p0", "message", detailed))).build();
+
+    assertThat(OutcomeRecorder.operatorText(refused)).isEqualTo(detailed);
+    assertThat(refused.journalRow("run-1")).as("the journal's error is what the client read")
+        .containsEntry("error", told);
+    assertThat(OutcomeRecorder.operatorText(other)).as("another ending says what the client read")
+        .isEqualTo("no prefill engine is available");
+  }
 }

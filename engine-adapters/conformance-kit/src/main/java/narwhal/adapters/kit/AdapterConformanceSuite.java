@@ -293,7 +293,7 @@ public abstract class AdapterConformanceSuite {
       Outcome o = b.run(completion(true));
 
       Verdicts.noOutput(o);
-      Verdicts.failed(b, o, Phase.PREFILL, 502, FailureClass.CONNECTION, "unreachable");
+      Verdicts.failed(b, o, Phase.PREFILL, 502, FailureClass.CONNECTION, "refused the connection");
       Verdicts.noDecodeUnlessConcurrent(b);
     }
   }

@@ -56,7 +56,8 @@ final class Verdicts {
   /**
    * The client's error says which leg failed, with the spec's status and a message naming the
    * cause; the breaker heard of a failure of {@code failureClass} blamed on that leg's engine and
-   * of nothing blamed on the other one.
+   * of nothing blamed on the other one. The message names the engine by iid and gives away
+   * nothing internal: no address, port, URL or Java exception.
    */
   static void failed(ConformanceRig b, Outcome o, Phase phase, int status, FailureClass failureClass, String message) {
     RouterError e = o.requireError();
@@ -65,6 +66,7 @@ final class Verdicts {
     assertThat(e.type()).as("error type names the failed leg: %s", e).isEqualTo(phase.wireName());
     assertThat(e.message()).as("error message").contains(message);
     EngineSpec blamed = phase == Phase.PREFILL ? b.producer : b.consumer;
+    revealsNothingInternal(e.message(), blamed.iid());
     EngineSpec innocent = phase == Phase.PREFILL ? b.consumer : b.producer;
     // The breaker hears of the failure in the same loop task that answers the client, possibly after it.
     Poll.until(b.timeouts.settle(),
@@ -72,5 +74,22 @@ final class Verdicts {
         () -> "a " + failureClass.wireName() + " failure blamed on " + blamed.iid() + "; reported: " + b.failures());
     assertThat(b.failures()).as("failures blamed on the engine that behaved")
         .noneMatch(f -> f.engineIid().equals(innocent.iid()));
+  }
+
+  /**
+   * A client-facing error message names {@code iid} and nothing internal: no loopback address, no
+   * {@code :port}, no URL, no exception or Java class name (issue 16: "never leak").
+   */
+  static void revealsNothingInternal(String message, String iid) {
+    assertThat(message).as("client error message")
+        .contains(iid)
+        .doesNotContain("127.0.0.1")
+        .doesNotContain("localhost")
+        .doesNotContain("http://")
+        .doesNotContain("https://")
+        .doesNotContain("Exception")
+        .doesNotContain("io.netty")
+        .doesNotContain("java.")
+        .doesNotContainPattern(":\\d{2,5}\\b");
   }
 }
