@@ -1,8 +1,5 @@
 package narwhal.api;
 
-import narwhal.api.auth.Authentication;
-import narwhal.api.auth.Caller;
-import narwhal.api.auth.ClientAuthenticator;
 import narwhal.time.Scheduler;
 import narwhal.proto.v1.CompletionRequest;
 import org.jspecify.annotations.Nullable;

@@ -1,7 +1,7 @@
 package narwhal.grpc;
 
 import io.grpc.Deadline;
-import narwhal.api.auth.Caller;
+import narwhal.api.Caller;
 import narwhal.time.Scheduler;
 import org.jspecify.annotations.Nullable;
 

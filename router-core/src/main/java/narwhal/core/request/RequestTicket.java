@@ -4,7 +4,7 @@ import narwhal.core.admission.Seat;
 import narwhal.api.AdmissionTicket;
 import narwhal.api.FrontEnd;
 import narwhal.api.RouterError;
-import narwhal.api.auth.Caller;
+import narwhal.api.Caller;
 import narwhal.core.outcome.RequestOutcome;
 import narwhal.core.outcome.Terminal;
 import narwhal.time.Scheduler;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 import java.util.Map;
-import narwhal.api.auth.Authentication;
-import narwhal.api.auth.Caller;
+import narwhal.api.Authentication;
+import narwhal.api.Caller;
 import narwhal.config.ApiKeyHash;
 import narwhal.config.FleetConfig;
 import narwhal.config.TenantConfig;

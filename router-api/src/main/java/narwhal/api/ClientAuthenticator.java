@@ -1,4 +1,4 @@
-package narwhal.api.auth;
+package narwhal.api;
 
 import org.jspecify.annotations.Nullable;
 

@@ -1,7 +1,6 @@
-package narwhal.api.auth;
+package narwhal.api;
 
 import java.util.Objects;
-import narwhal.api.RouterError;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -1,6 +1,5 @@
-package narwhal.api.auth;
+package narwhal.api;
 
-import narwhal.api.RouterError;
 
 /**
  * What a client is told when authentication or authorization fails, in OpenAI's words: the type
