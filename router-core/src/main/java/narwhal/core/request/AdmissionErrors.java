@@ -17,8 +17,8 @@ final class AdmissionErrors {
   static RouterError refusal(Seat.Refusal refusal, Seat seat, AdmissionLimits limits) {
     return switch (refusal) {
       case TENANT_INFLIGHT -> RouterError.of(429, "tenant_limit_error", "tenant_inflight_limit",
-          "tenant " + seat.tenant() + " has its limit of requests in flight (tenants max_in_flight); the fleet "
-              + "has room for others: retry after the Retry-After delay").withRetryAfter(1);
+          "tenant " + seat.tenant() + " has its limit of requests in flight (tenants max_in_flight); "
+              + "retry after the Retry-After delay").withRetryAfter(1);
       case TENANT_QUEUE -> RouterError.of(429, "tenant_limit_error", "tenant_queue_share",
           "tenant " + seat.tenant() + " fills its share of the admission queue (tenants queue_share of "
               + "serving.queue_capacity); retry after the Retry-After delay").withRetryAfter(1);
