@@ -48,6 +48,43 @@ public interface CompletionService {
   }
 
   /**
+   * As {@link #admit(Scheduler, long, String)} for an authenticated {@code caller}: the core
+   * records the caller's tenant with the request and applies the tenant's own limits (in-flight
+   * seats, request rate, queue share) before the fleet's. The default ignores the caller.
+   */
+  default AdmissionTicket admit(
+      Scheduler loop, long arrivalNanos, @Nullable String clientRequestId, Caller caller) {
+    return admit(loop, arrivalNanos, clientRequestId);
+  }
+
+  /**
+   * As the plain {@code submit} methods (which admit by themselves), for an authenticated {@code
+   * caller}; {@code deadlineNanos} is the client's deadline or null. The default ignores the caller.
+   */
+  default RequestHandle submit(CompletionRequest request, ClientSink sink, Scheduler loop, long arrivalNanos,
+      @Nullable Long deadlineNanos, Caller caller) {
+    return deadlineNanos == null
+        ? submit(request, sink, loop, arrivalNanos)
+        : submit(request, sink, loop, arrivalNanos, deadlineNanos);
+  }
+
+  /**
+   * Checks client credentials; front-ends call it when a request's headers arrive. The default
+   * lets every caller in.
+   */
+  default ClientAuthenticator authenticator() {
+    return ClientAuthenticator.OPEN;
+  }
+
+  /**
+   * Records a completion request refused by {@link #authenticator()} (journal {@code invalid},
+   * reason {@code unauthenticated}); the front-end answers the client itself with {@code
+   * refused.refusal()} and its {@code WWW-Authenticate} challenge.
+   */
+  default void rejectUnauthenticated(
+      Scheduler loop, long arrivalNanos, @Nullable String clientRequestId, Authentication refused) {}
+
+  /**
    * Starts a request admitted by {@link #admit}; the core now owns the ticket and frees its seat
    * when the request ends. A ticket still queued starts once it is seated (or ends with 504
    * {@code queue_expired}); a refused ticket ends at once with its refusal on the sink.
@@ -63,6 +100,12 @@ public interface CompletionService {
    */
   default void rejectInvalid(
       Scheduler loop, long arrivalNanos, @Nullable String clientRequestId, RouterError error) {}
+
+  /** As {@link #rejectInvalid(Scheduler, long, String, RouterError)} for an authenticated caller. */
+  default void rejectInvalid(
+      Scheduler loop, long arrivalNanos, @Nullable String clientRequestId, RouterError error, Caller caller) {
+    rejectInvalid(loop, arrivalNanos, clientRequestId, error);
+  }
 
   /**
    * This service as {@code frontEnd} uses it: every request admitted, submitted or refused through

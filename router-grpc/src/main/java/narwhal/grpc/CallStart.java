@@ -1,6 +1,7 @@
 package narwhal.grpc;
 
 import io.grpc.Deadline;
+import narwhal.api.Caller;
 import narwhal.time.Scheduler;
 import org.jspecify.annotations.Nullable;
 
@@ -14,6 +15,7 @@ import org.jspecify.annotations.Nullable;
  * @param clientRequestId the client's {@code x-request-id} header, or null
  * @param traceparent the client's {@code traceparent} metadata (repeated values joined with ","), or ""
  * @param tracestate the client's {@code tracestate} metadata (likewise), or ""
+ * @param caller who the {@code authorization} metadata proved the client to be
  */
 record CallStart(
     Scheduler loop,
@@ -22,4 +24,5 @@ record CallStart(
     @Nullable Long deadlineNanos,
     @Nullable String clientRequestId,
     String traceparent,
-    String tracestate) {}
+    String tracestate,
+    Caller caller) {}

@@ -181,7 +181,7 @@ abstract class CompletionCall<R> extends ServerCall.Listener<CompletionRequest> 
 
   /** Recorded by the core (journal "invalid", metrics) as the HTTP front-end's refusals are. */
   private void refuse(CompletionRequest message, RouterError error) {
-    service.rejectInvalid(start.loop(), start.arrivalNanos(), clientRequestId(message), error);
+    service.rejectInvalid(start.loop(), start.arrivalNanos(), clientRequestId(message), error, start.caller());
     respondError(error);
   }
 
@@ -225,9 +225,8 @@ abstract class CompletionCall<R> extends ServerCall.Listener<CompletionRequest> 
   private void submit(CompletionRequest request) {
     Long deadlineNanos = start.deadlineNanos();
     try {
-      guard.submit(() -> deadlineNanos == null
-          ? service.submit(request, this, start.loop(), start.arrivalNanos())
-          : service.submit(request, this, start.loop(), start.arrivalNanos(), deadlineNanos));
+      guard.submit(() -> service.submit(
+          request, this, start.loop(), start.arrivalNanos(), deadlineNanos, start.caller()));
     } catch (RuntimeException e) {
       log.error("CompletionService.submit failed", e);
       close(Status.INTERNAL.withDescription("internal router error"), new Metadata());

@@ -10,6 +10,10 @@ import io.grpc.stub.ServerCalls;
 import java.util.concurrent.TimeUnit;
 import narwhal.api.CompletionService;
 import narwhal.api.FrontEnd;
+import narwhal.api.RouterError;
+import narwhal.api.AuthErrors;
+import narwhal.api.Authentication;
+import narwhal.api.Caller;
 import narwhal.time.Scheduler;
 import org.jspecify.annotations.Nullable;
 import narwhal.proto.v1.Completion;
@@ -43,14 +47,26 @@ final class RouterService {
     // Every request this front-end admits is journalled as carried over gRPC.
     CompletionService service = router.forFrontEnd(FrontEnd.GRPC);
     ServerCallHandler<CompletionRequest, StreamEvent> stream = (call, headers) -> {
-      CallStart start = callStart(picker, headers);
+      // The caller is proven from the metadata before the request message is read, as HTTP
+      // proves it from the headers.
+      Authentication auth = service.authenticator().authenticate(headers.get(AUTHORIZATION));
+      if (auth.caller() == null) {
+        return refuse(call, headers, picker, service, auth);
+      }
+      CallStart start = callStart(picker, headers, auth.caller());
       StreamingCall listener = new StreamingCall(call, start, service, limits.maxRequestBytes(), openCalls, validator);
       // One message is the whole request; asking for two lets a protocol violation be seen.
       call.request(2);
       return listener;
     };
     ServerCallHandler<CompletionRequest, Completion> complete = (call, headers) -> {
-      CallStart start = callStart(picker, headers);
+      // The caller is proven from the metadata before the request message is read, as HTTP
+      // proves it from the headers.
+      Authentication auth = service.authenticator().authenticate(headers.get(AUTHORIZATION));
+      if (auth.caller() == null) {
+        return refuse(call, headers, picker, service, auth);
+      }
+      CallStart start = callStart(picker, headers, auth.caller());
       UnaryCall listener = new UnaryCall(
           call, start, service, limits.maxRequestBytes(), limits.maxResponseBytes(), openCalls, validator);
       call.request(2);
@@ -73,15 +89,34 @@ final class RouterService {
    * Runs in {@code startCall}, inside the call's {@link Context}. Arrival is read before the
    * deadline's remaining time, so the core's deadline is never later than gRPC's own.
    */
-  private static CallStart callStart(LoopPicker picker, Metadata headers) {
+  private static CallStart callStart(LoopPicker picker, Metadata headers, Caller caller) {
     Scheduler loop = picker.pick();
     long arrivalNanos = loop.nanoTime();
     Deadline deadline = Context.current().getDeadline();
     Long deadlineNanos = deadline == null ? null : arrivalNanos + deadline.timeRemaining(TimeUnit.NANOSECONDS);
     return new CallStart(loop, arrivalNanos, deadline, deadlineNanos, headers.get(GrpcErrors.REQUEST_ID),
-        joined(headers.getAll(TRACEPARENT)), joined(headers.getAll(TRACESTATE)));
+        joined(headers.getAll(TRACEPARENT)), joined(headers.getAll(TRACESTATE)), caller);
   }
 
+  /**
+   * Ends a call whose {@code authorization} metadata proved no tenant: UNAUTHENTICATED, with the
+   * challenge in the trailers as HTTP's {@code WWW-Authenticate}, recorded by the core as HTTP's
+   * 401s are. The request message is never read.
+   */
+  private static <Q, R> ServerCall.Listener<Q> refuse(ServerCall<Q, R> call, Metadata headers, LoopPicker picker,
+      CompletionService service, Authentication refused) {
+    Scheduler loop = picker.pick();
+    service.rejectUnauthenticated(loop, loop.nanoTime(), headers.get(GrpcErrors.REQUEST_ID), refused);
+    RouterError error = java.util.Objects.requireNonNull(refused.refusal());
+    Metadata trailers = GrpcErrors.trailers(error, null);
+    trailers.put(WWW_AUTHENTICATE, AuthErrors.CHALLENGE);
+    call.close(GrpcErrors.status(error), trailers);
+    return new ServerCall.Listener<>() {};
+  }
+
+  static final Metadata.Key<String> AUTHORIZATION = Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+  private static final Metadata.Key<String> WWW_AUTHENTICATE =
+      Metadata.Key.of("www-authenticate", Metadata.ASCII_STRING_MARSHALLER);
   private static final Metadata.Key<String> TRACEPARENT = Metadata.Key.of("traceparent", Metadata.ASCII_STRING_MARSHALLER);
   private static final Metadata.Key<String> TRACESTATE = Metadata.Key.of("tracestate", Metadata.ASCII_STRING_MARSHALLER);
 

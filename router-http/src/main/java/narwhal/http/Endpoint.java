@@ -44,6 +44,15 @@ enum Endpoint {
     return this.method.equals(method) || (this.method.equals(HttpMethod.GET) && method.equals(HttpMethod.HEAD));
   }
 
+  /**
+   * The operator's routes: the metrics scrape and the state document, which say how the fleet is
+   * doing; behind an operator key when {@code tenants.operator_keys} names any. Health and
+   * readiness stay open for load balancers and orchestrators.
+   */
+  boolean operatorOnly() {
+    return this == METRICS || this == STATE;
+  }
+
   /** The {@code Allow} header's value. */
   String allowed() {
     return this.method.equals(HttpMethod.GET) ? "GET, HEAD" : this.method.name();

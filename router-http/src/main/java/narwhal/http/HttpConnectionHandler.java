@@ -26,6 +26,8 @@ import narwhal.api.CompletionService;
 import narwhal.api.InvalidRequestException;
 import narwhal.api.RouterError;
 import narwhal.api.ServedModel;
+import narwhal.api.AuthErrors;
+import narwhal.api.Authentication;
 import narwhal.time.Scheduler;
 import narwhal.netty.EventLoopScheduler;
 import narwhal.proto.v1.CompletionRequest;
@@ -247,6 +249,9 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
           Responses.error(Responses.methodNotAllowed(request.method().name(), path, endpoint.allowed()), null);
       response.headers().set(HttpHeaderNames.ALLOW, endpoint.allowed());
       reply(response);
+    } else if (endpoint.operatorOnly()
+        && !service.authenticator().authenticateOperator(authorization(request)).isAccepted()) {
+      reply(challenge(Responses.error(AuthErrors.operatorOnly(), null)));
     } else if (endpoint.route == null) {
       FullHttpResponse answer = informational.answer(endpoint, path, scheduler());
       reply(request.method().equals(HttpMethod.HEAD) ? Responses.headersOnly(answer) : answer);
@@ -262,9 +267,16 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
     clientRequestId = request.headers().get(Responses.REQUEST_ID_HEADER);
     traceparent = String.join(",", request.headers().getAll("traceparent"));
     tracestate = String.join(",", request.headers().getAll("tracestate"));
-    // Admission is decided on the headers alone: an overloaded or draining router answers before
-    // reading (or buffering) a byte of the body, which is then skipped.
-    AdmissionTicket admitted = service.admit(loop, arrivalNanos, clientRequestId);
+    // Authentication and admission are decided on the headers alone: an unknown caller, or an
+    // overloaded or draining router, is answered before a byte of the body is read (or buffered),
+    // and the body is then skipped.
+    Authentication auth = service.authenticator().authenticate(authorization(request));
+    if (auth.caller() == null) {
+      service.rejectUnauthenticated(loop, arrivalNanos, clientRequestId, auth);
+      reply(challenge(Responses.error(auth.refusal(), null)));
+      return;
+    }
+    AdmissionTicket admitted = service.admit(loop, arrivalNanos, clientRequestId, auth.caller());
     RouterError refusal = admitted.refusal();
     if (refusal != null) {
       reply(Responses.error(refusal, admitted.requestId()));
@@ -399,6 +411,16 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
     body = null;
     admitted.invalid(error);
     rejectAndClose(Responses.error(error, admitted.requestId()));
+  }
+
+  private static @Nullable String authorization(HttpRequest request) {
+    return request.headers().get(HttpHeaderNames.AUTHORIZATION);
+  }
+
+  /** A 401 carries the challenge naming the scheme to use (RFC 9110, RFC 6750). */
+  private static FullHttpResponse challenge(FullHttpResponse response) {
+    response.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, AuthErrors.CHALLENGE);
+    return response;
   }
 
   /** A malformed request line or header block: answer 400 and close. */

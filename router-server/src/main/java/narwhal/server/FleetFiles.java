@@ -55,13 +55,6 @@ public final class FleetFiles {
         problems.add(where + problem);
       }
     }
-    if (config.tenants().enabled()) {
-      // The section parses and its keys are checked, but no front-end enforces it yet: serving
-      // would let every caller in while the file says only tenants may call.
-      problems.add("$.tenants: client authentication is not enforced by this build yet; serving this fleet "
-          + "would admit unauthenticated callers, so the router refuses it (remove the tenants section to serve "
-          + "without authentication)");
-    }
     return problems;
   }
 

@@ -257,10 +257,25 @@ public final class RouterServer implements AutoCloseable {
     log.info("narwhal serving model '{}' on {}://{}:{} with {} engines{}", config.model(),
         tls == null ? "http" : "https", host, http.port(), config.engines().size(),
         tls == null ? "" : " (" + tls.serverTls().describe() + ")");
+    logAuthentication(config);
     health.start();
     controller.start();
     return new RouterServer(boss, workers, io, ownsGroups, transport, health, controller, journal, router, http,
         Duration.ofMillis(Math.round(config.serving().gracefulTimeoutS() * 1000)), tracing, profiles, tls);
+  }
+
+  /** Says once, at start-up, whom the router serves: everyone, or only its tenants' keys. */
+  private static void logAuthentication(FleetConfig config) {
+    var tenants = config.tenants();
+    if (!tenants.enabled()) {
+      log.warn("narwhal serves every caller without authentication (no tenants section): anyone who can reach "
+          + "its ports can use the fleet");
+      return;
+    }
+    log.info("narwhal requires a tenant's API key on every completion ({} tenants: {}); /metrics and "
+            + "/narwhal/state {}", tenants.tenants().size(),
+        tenants.tenants().stream().map(narwhal.config.TenantConfig::name).toList(),
+        tenants.operatorKeys().isEmpty() ? "are open (no operator_keys)" : "require an operator key");
   }
 
   /** The HTTP front-end's options from {@code serving}: size limits and client connection limits. */

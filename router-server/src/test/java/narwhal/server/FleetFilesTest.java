@@ -86,7 +86,7 @@ class FleetFilesTest {
   }
 
   @Test
-  void routerServer_refusesTenants_untilAuthenticationIsEnforced() {
+  void aTenantsSection_isNoProblem_nowThatAuthenticationIsEnforced() {
     EngineSpec prefill = EngineSpec.of("p0", URI.create("http://127.0.0.1:1"), EngineRole.PREFILL);
     EngineSpec decode = EngineSpec.of("d0", URI.create("http://127.0.0.1:2"), EngineRole.DECODE);
     String key = "nwk_abcd1234_" + "s".repeat(43);
@@ -94,8 +94,6 @@ class FleetFilesTest {
         new byte[16])), List.of(), 0, 0, 1, 1)), List.of());
     FleetConfig config = FleetConfig.of("m", List.of(prefill, decode)).withTenants(tenants);
 
-    assertThatThrownBy(() -> RouterServer.start(config, "127.0.0.1", 0, null))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("$.tenants: client authentication is not enforced by this build yet");
+    assertThat(FleetFiles.problems(config, EngineDialects.discover())).isEmpty();
   }
 }

@@ -48,36 +48,85 @@ public final class Admission {
    *     timeout applies too, whichever is shorter
    */
   public Seat acquire(Scheduler loop, long maxWaitNanos) {
+    return acquire(loop, maxWaitNanos, null);
+  }
+
+  /**
+   * As {@link #acquire(Scheduler, long)} for a request of the tenant {@code quota} limits: the
+   * tenant's in-flight limit, queue share and request rate are checked as well as the fleet's,
+   * and the seat counts against them until it is released. A request the fleet refuses takes no
+   * token from its tenant's bucket.
+   */
+  public Seat acquire(Scheduler loop, long maxWaitNanos, @Nullable TenantQuota quota) {
     long now = loop.nanoTime();
     Seat seat = new Seat(this, loop, now);
     synchronized (this) {
+      boolean seatFree = inFlight < limits.maxInFlight();
       if (draining) {
-        seat.state = Seat.State.REFUSED;
-        seat.refusal = Seat.Refusal.DRAINING;
+        refuse(seat, Seat.Refusal.DRAINING);
       } else if (fleetHeld.getAsBoolean()) {
-        seat.state = Seat.State.REFUSED;
-        seat.refusal = Seat.Refusal.FLEET_RESTARTING;
+        refuse(seat, Seat.Refusal.FLEET_RESTARTING);
       } else if (degraded.getAsBoolean()) {
-        seat.state = Seat.State.REFUSED;
-        seat.refusal = Seat.Refusal.MONITORING_DEGRADED;
-      } else if (inFlight < limits.maxInFlight()) {
+        refuse(seat, Seat.Refusal.MONITORING_DEGRADED);
+      } else if (quota != null && quota.atInFlightLimit()) {
+        refuse(seat, Seat.Refusal.TENANT_INFLIGHT);
+      } else if (!seatFree && queue.size() >= limits.queueCapacity()) {
+        refuse(seat, Seat.Refusal.INFLIGHT_LIMIT);
+      } else if (!seatFree && quota != null && quota.queueShareFull()) {
+        refuse(seat, Seat.Refusal.TENANT_QUEUE);
+      } else if (quota != null && (seat.retryAfterNanos = quota.takeToken(now)) > 0) {
+        refuse(seat, Seat.Refusal.TENANT_RATE);
+      } else if (seatFree) {
         inFlight++;
         seat.state = Seat.State.SEATED;
         seat.seatedNanos = now;
-      } else if (queue.size() < limits.queueCapacity()) {
+        hold(seat, quota, false);
+      } else {
         seat.state = Seat.State.QUEUED;
         seat.wasQueued = true;
         queue.add(seat);
+        hold(seat, quota, true);
         long timeout = limits.queueTimeoutNanos() > 0
             ? Math.min(limits.queueTimeoutNanos(), maxWaitNanos) : maxWaitNanos;
         // Armed under the lock so a seat granted at once cannot miss cancelling it.
         seat.expiry = loop.schedule(() -> expire(seat), Math.max(0, timeout), TimeUnit.NANOSECONDS);
-      } else {
-        seat.state = Seat.State.REFUSED;
-        seat.refusal = Seat.Refusal.INFLIGHT_LIMIT;
       }
     }
     return seat;
+  }
+
+  private static void refuse(Seat seat, Seat.Refusal refusal) {
+    seat.state = Seat.State.REFUSED;
+    seat.refusal = refusal;
+  }
+
+  /** The seat counts against its tenant's limits from now until it leaves; under the lock. */
+  private static void hold(Seat seat, @Nullable TenantQuota quota, boolean queued) {
+    seat.quota = quota;
+    if (quota != null) {
+      quota.held++;
+      if (queued) {
+        quota.queued++;
+      }
+    }
+  }
+
+  /** The seat leaves its tenant's counts (released or expired); under the lock. */
+  private static void unhold(Seat seat, boolean wasWaiting) {
+    TenantQuota quota = seat.quota;
+    if (quota != null) {
+      quota.held--;
+      if (wasWaiting) {
+        quota.queued--;
+      }
+    }
+  }
+
+  /** A queued seat was granted: it no longer takes a place in its tenant's queue share. */
+  private static void seated(Seat seat) {
+    if (seat.quota != null) {
+      seat.quota.queued--;
+    }
   }
 
   /**
@@ -151,12 +200,14 @@ public final class Admission {
     synchronized (this) {
       switch (seat.state) {
         case SEATED:
+          unhold(seat, false);
           next = queue.poll();
           if (next == null) {
             inFlight--;
           } else {
             // The seat passes to the head of the queue; the in-flight count stays the same.
             next.state = Seat.State.SEATED;
+            seated(next);
             next.seatedNanos = next.loop.nanoTime();
             nextStart = next.onSeated;
             next.onSeated = null;
@@ -165,6 +216,7 @@ public final class Admission {
           break;
         case QUEUED:
           queue.remove(seat);
+          unhold(seat, true);
           seat.expiry.cancel();
           break;
         default:
@@ -190,6 +242,7 @@ public final class Admission {
         return;
       }
       queue.remove(seat);
+      unhold(seat, true);
       seat.state = Seat.State.EXPIRED;
       onExpired = seat.onExpired;
       seat.onSeated = null;

@@ -29,7 +29,18 @@ public final class Seat {
      * The router's monitoring failed {@code controller.monitor_failure_limit} passes in a row:
      * journal {@code rejected/not_ready}.
      */
-    MONITORING_DEGRADED
+    MONITORING_DEGRADED,
+    /** The caller's tenant has {@code max_in_flight} requests already: journal {@code refused/tenant_inflight}. */
+    TENANT_INFLIGHT,
+    /** The caller's tenant fills its {@code queue_share} of the queue: journal {@code refused/tenant_queue}. */
+    TENANT_QUEUE,
+    /** The caller's tenant is over its {@code rate_per_s}: journal {@code refused/tenant_rate}. */
+    TENANT_RATE;
+
+    /** True for the caller's tenant's own limits, as opposed to the fleet's. */
+    public boolean tenantLimit() {
+      return this == TENANT_INFLIGHT || this == TENANT_QUEUE || this == TENANT_RATE;
+    }
   }
 
   enum State { QUEUED, SEATED, REFUSED, EXPIRED, RELEASED }
@@ -40,6 +51,10 @@ public final class Seat {
   // Guarded by the admission's lock.
   State state;
   @Nullable Refusal refusal;
+  /** For {@link Refusal#TENANT_RATE}: how long until the tenant's bucket has a token. */
+  long retryAfterNanos;
+  /** The caller's tenant's limits, or null for an anonymous caller. */
+  @Nullable TenantQuota quota;
   long seatedNanos = -1;
   boolean wasQueued;
   Timer expiry = Timer.NONE;
@@ -57,6 +72,21 @@ public final class Seat {
     synchronized (admission) {
       return refusal;
     }
+  }
+
+  /**
+   * For a {@link Refusal#TENANT_RATE} refusal: how long until the tenant may send again
+   * (nanoseconds); 0 otherwise.
+   */
+  public long retryAfterNanos() {
+    synchronized (admission) {
+      return retryAfterNanos;
+    }
+  }
+
+  /** The tenant whose limits this seat counts against, or null. */
+  public @Nullable String tenant() {
+    return quota == null ? null : quota.tenant();
   }
 
   public boolean isSeated() {

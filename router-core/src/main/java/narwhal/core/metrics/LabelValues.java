@@ -18,7 +18,9 @@ final class LabelValues {
    * {@code queue} and {@code prompt}; the others are the reference's, kept at zero).
    */
   static final List<String> REFUSED_CAUSES = List.of("queue", "prompt", "aggregate_unpriced", "slot_wait",
-      "kv_capacity", "tpot");
+      "kv_capacity", "tpot", "tenant_inflight", "tenant_queue", "tenant_rate");
+  /** {@code narwhal_auth_failures_total{reason}}: why a caller was refused (401, 403). */
+  static final List<String> AUTH_FAILURE_REASONS = List.of("missing", "unknown", "model_not_allowed", "operator");
   /** {@code narwhal_unserved_total{phase}}: placements that took an engine projected to miss the SLO. */
   static final List<String> UNSERVED_PHASES = List.of("prefill", "decode");
   /** {@code narwhal_tokenize_fallbacks_total{cause}}: why a prompt was estimated rather than counted. */

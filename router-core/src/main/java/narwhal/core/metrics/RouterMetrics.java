@@ -72,6 +72,11 @@ public final class RouterMetrics {
         "Requests rejected at admission (429 in-flight limit, 503 draining), by reason.");
     describe("narwhal_expired_total", MetricFamily.Type.COUNTER,
         "Requests that ran out of time (deadline, queue timeout, KV handoff bound), by reason.");
+    describe("narwhal_auth_failures_total", MetricFamily.Type.COUNTER,
+        "Callers refused by client authentication: missing or unknown key (401), a tenant not allowed the model"
+            + " (403), an operator route without an operator key (401); by reason.");
+    describe("narwhal_tenant_requests_total", MetricFamily.Type.COUNTER,
+        "Requests of each tenant (its configured name) by journal terminal; only with a tenants section.");
     describe("narwhal_unserved_total", MetricFamily.Type.COUNTER,
         "Requests placed on an engine projected to miss the SLO because no engine would meet it, by phase.");
     describe("narwhal_tokenize_fallbacks_total", MetricFamily.Type.COUNTER,
@@ -79,6 +84,7 @@ public final class RouterMetrics {
             + " them: unsupported, timeout, error, backoff.");
     // Every documented label value at zero from the start (see LabelValues for why).
     LabelValues.REFUSED_CAUSES.forEach(c -> labelled("narwhal_refused_total", "cause", c));
+    LabelValues.AUTH_FAILURE_REASONS.forEach(r -> labelled("narwhal_auth_failures_total", "reason", r));
     LabelValues.UNSERVED_PHASES.forEach(p -> labelled("narwhal_unserved_total", "phase", p));
     LabelValues.TOKENIZE_FALLBACK_CAUSES.forEach(c -> labelled("narwhal_tokenize_fallbacks_total", "cause", c));
     LabelValues.REJECTED_REASONS.forEach(r -> labelled("narwhal_rejected_total", "reason", r));
@@ -133,6 +139,11 @@ public final class RouterMetrics {
       case INVALID -> invalid.inc();
       case CANCELLED -> cancelled.inc();
     }
+    if (o.tenant() != null) {
+      // Bounded: the tenant is a configured name (never a key), the terminal one of seven.
+      registry.counter(SeriesName.of("narwhal_tenant_requests_total",
+          "tenant", o.tenant(), "terminal", o.terminal().wireName())).inc();
+    }
     if (o.attempts() > 1) {
       retries.inc(o.attempts() - 1L);
     }
@@ -143,6 +154,23 @@ public final class RouterMetrics {
     observe(firstByte, o.firstByteNanos());
     observe(tpot, o.tpotNanos());
     observe(overhead, o.routerOverheadNanos());
+  }
+
+  /**
+   * A caller refused by client authentication: {@code narwhal_auth_failures_total{reason}} ({@code
+   * missing}, {@code unknown}, {@code model_not_allowed}, {@code operator}).
+   */
+  public void authFailed(String reason) {
+    labelled("narwhal_auth_failures_total", "reason", reason).inc();
+  }
+
+  /** Every tenant's request series at zero from the start, one per terminal. */
+  public void watchTenants(java.util.Collection<String> tenants) {
+    for (String tenant : tenants) {
+      for (narwhal.core.outcome.Terminal t : narwhal.core.outcome.Terminal.values()) {
+        registry.counter(SeriesName.of("narwhal_tenant_requests_total", "tenant", tenant, "terminal", t.wireName()));
+      }
+    }
   }
 
   /**

@@ -53,6 +53,8 @@ import org.jspecify.annotations.Nullable;
  *     decode_iid, decode_backend_id, outcome}); the journal's {@code attempt_legs}
  * @param frontEnd the front-end that carried the request ({@code http}, {@code grpc}), or null when
  *     it came another way (a router used directly); the journal's {@code front_end}
+ * @param tenant the authenticated caller's tenant, by its configured name, or null when the router
+ *     has no tenants (or the caller was not authenticated); the journal's {@code tenant}
  * @param inputSized how the router sized the prompt it priced and reserved with: {@code exact} (a
  *     token-id prompt, or an engine's tokenize route) or {@code estimated} ({@code
  *     engine.chars_per_token}); null when it was never sized; the journal's {@code input_sized}
@@ -96,7 +98,8 @@ public record RequestOutcome(
     @Nullable String frontEnd,
     @Nullable String inputSized,
     @Nullable Map<String, Object> admissionPrice,
-    @Nullable List<String> unserved) {
+    @Nullable List<String> unserved,
+    @Nullable String tenant) {
 
   public RequestOutcome {
     Objects.requireNonNull(rid, "rid");
@@ -137,6 +140,7 @@ public record RequestOutcome(
     row.put("client_rid", clientRid);
     row.put("trace_id", traceId);
     row.put("front_end", frontEnd);
+    row.put("tenant", tenant);
     row.put("arrived", arrivedEpochSeconds);
     row.put("route", route);
     row.put("stream", stream);
@@ -212,6 +216,7 @@ public record RequestOutcome(
     private @Nullable String inputSized;
     private @Nullable Map<String, Object> admissionPrice;
     private @Nullable List<String> unserved;
+    private @Nullable String tenant;
 
     private Builder(String rid, Terminal terminal) {
       this.rid = rid;
@@ -221,6 +226,12 @@ public record RequestOutcome(
     /** The front-end that carried the request ({@code http}, {@code grpc}), or null. */
     public Builder frontEnd(@Nullable String v) {
       frontEnd = v;
+      return this;
+    }
+
+    /** The caller's tenant (its configured name), or null without tenants. */
+    public Builder tenant(@Nullable String v) {
+      tenant = v;
       return this;
     }
 
@@ -330,7 +341,7 @@ public record RequestOutcome(
           outputLen, ttftNanos, firstByteNanos, tpotNanos, decodeTpotNanos, prefillIid, decodeIid, terminal,
           reason, error, attempts, decodeAttempts, attemptFailures, queueWaitNanos, routerOverheadNanos,
           durationNanos, upstreamNanos, cancelledPhase, firstFailedIid, poisoned,
-          traceId, attemptLegs, frontEnd, inputSized, admissionPrice, unserved);
+          traceId, attemptLegs, frontEnd, inputSized, admissionPrice, unserved, tenant);
     }
   }
 }

@@ -13,10 +13,14 @@ import java.util.Locale;
  *       engine_error}, {@code local_pool}, {@code invalid_response}, {@code response_limit},
  *       {@code internal}.
  *   <li>{@link #REFUSED}: predictive admission's causes: {@code queue} (the prefill work queued
- *       ahead makes it miss the TTFT budget) and {@code prompt} (its own prefill alone does).
+ *       ahead makes it miss the TTFT budget) and {@code prompt} (its own prefill alone does); and the
+ *       caller's tenant's own limits: {@code tenant_inflight}, {@code tenant_queue}, {@code
+ *       tenant_rate}.
  *   <li>{@link #REJECTED}: {@code inflight_limit}, {@code saturated}, {@code not_ready}.
  *   <li>{@link #EXPIRED}: {@code deadline}, {@code queue_timeout}, {@code handoff}.
- *   <li>{@link #INVALID}: the client's input was refused before admission (4xx); no reason.
+ *   <li>{@link #INVALID}: the client's input was refused before admission (4xx); no reason,
+ *       except {@code unauthenticated} (401: no or an unknown key) and {@code forbidden} (403: the
+ *       tenant may not use the model).
  *   <li>{@link #CANCELLED}: the client went away; {@code cancelled_phase} says where.
  * </ul>
  */

@@ -14,8 +14,18 @@ final class AdmissionErrors {
 
   private AdmissionErrors() {}
 
-  static RouterError refusal(Seat.Refusal refusal, AdmissionLimits limits) {
+  static RouterError refusal(Seat.Refusal refusal, Seat seat, AdmissionLimits limits) {
     return switch (refusal) {
+      case TENANT_INFLIGHT -> RouterError.of(429, "tenant_limit_error", "tenant_inflight_limit",
+          "tenant " + seat.tenant() + " has its limit of requests in flight (tenants max_in_flight); "
+              + "retry after the Retry-After delay").withRetryAfter(1);
+      case TENANT_QUEUE -> RouterError.of(429, "tenant_limit_error", "tenant_queue_share",
+          "tenant " + seat.tenant() + " fills its share of the admission queue (tenants queue_share of "
+              + "serving.queue_capacity); retry after the Retry-After delay").withRetryAfter(1);
+      case TENANT_RATE -> RouterError.of(429, "tenant_limit_error", "tenant_rate_limit",
+          "tenant " + seat.tenant() + " is over its request rate (tenants rate_per_s and burst); its next request "
+              + "is allowed in " + Durations.describe(seat.retryAfterNanos()))
+          .withRetryAfter(retryAfterSeconds(seat.retryAfterNanos()));
       case INFLIGHT_LIMIT -> RouterError.of(429, "server_overloaded_error", null,
           "router in-flight limit reached: " + limits.maxInFlight() + " requests in flight (serving.max_connections)"
               + (limits.queueCapacity() > 0
@@ -30,6 +40,21 @@ final class AdmissionErrors {
           "this router's engine monitoring is failing, so it admits no new requests until it recovers; retry on "
               + "another instance or after the Retry-After delay").withRetryAfter(1);
     };
+  }
+
+  /** The journal's refused cause for a tenant limit: {@code tenant_inflight}, {@code tenant_queue}, {@code tenant_rate}. */
+  static String tenantCause(Seat.Refusal refusal) {
+    return switch (refusal) {
+      case TENANT_INFLIGHT -> "tenant_inflight";
+      case TENANT_QUEUE -> "tenant_queue";
+      case TENANT_RATE -> "tenant_rate";
+      default -> throw new IllegalArgumentException("not a tenant limit: " + refusal);
+    };
+  }
+
+  /** Whole seconds, rounded up and at least 1: a client waiting that long finds a token. */
+  private static int retryAfterSeconds(long nanos) {
+    return (int) Math.max(1, Math.min(Integer.MAX_VALUE, (nanos + 999_999_999L) / 1_000_000_000L));
   }
 
   /**

@@ -17,6 +17,10 @@ import narwhal.api.CompletionService;
 import narwhal.api.FrontEnd;
 import narwhal.api.RequestHandle;
 import narwhal.api.RouterError;
+import narwhal.api.Authentication;
+import narwhal.api.Caller;
+import narwhal.api.ClientAuthenticator;
+import narwhal.core.tenants.TenantDirectory;
 import narwhal.core.fleet.Fleet;
 import narwhal.core.health.EngineHealthTracker;
 import narwhal.core.journal.Journal;
@@ -87,6 +91,8 @@ public final class DisaggregatedRouter implements CompletionService {
     metrics.watchAdmission(admission);
     metrics.watchRetryBudget(retryBudget);
     metrics.watchFleet(fleet);
+    TenantDirectory tenants = new TenantDirectory(config.tenants(), config.serving().queueCapacity(), metrics::authFailed);
+    metrics.watchTenants(tenants.names());
     ProfileBook profiles = ProfileBook.empty();
     PlacementCost placementCost = new PlacementCost(profiles, config.slo());
     this.rt = new RouterRuntime(
@@ -104,7 +110,8 @@ public final class DisaggregatedRouter implements CompletionService {
         profiles,
         placementCost,
         PredictiveAdmission.from(config, placementCost),
-        new PromptCountBackoff());
+        new PromptCountBackoff(),
+        tenants);
     this.frontEnd = null;
   }
 
@@ -140,18 +147,26 @@ public final class DisaggregatedRouter implements CompletionService {
    */
   @Override
   public AdmissionTicket admit(Scheduler loop, long arrivalNanos, @Nullable String clientRequestId) {
-    return admit(loop, arrivalNanos, clientRequestId, null);
+    return admit(loop, arrivalNanos, clientRequestId, null, Caller.ANONYMOUS);
   }
 
-  /** As {@link #admit(Scheduler, long, String)}; the queue wait is bounded by the client's deadline too. */
-  private RequestTicket admit(
-      Scheduler loop, long arrivalNanos, @Nullable String clientRequestId, @Nullable Long clientDeadlineNanos) {
+  @Override
+  public AdmissionTicket admit(Scheduler loop, long arrivalNanos, @Nullable String clientRequestId, Caller caller) {
+    return admit(loop, arrivalNanos, clientRequestId, null, caller);
+  }
+
+  /**
+   * As {@link #admit(Scheduler, long, String)}; the queue wait is bounded by the client's deadline
+   * too, and the caller's tenant's limits apply before the fleet's.
+   */
+  private RequestTicket admit(Scheduler loop, long arrivalNanos, @Nullable String clientRequestId,
+      @Nullable Long clientDeadlineNanos, Caller caller) {
     rt.outcomes().metrics().offered();
     // Queue time counts against the request's own deadline: it may wait at most what is left.
     long remaining = rt.settings().deadlineNanos(arrivalNanos, clientDeadlineNanos) - loop.nanoTime();
-    Seat seat = rt.admission().acquire(loop, Math.max(0, remaining));
+    Seat seat = rt.admission().acquire(loop, Math.max(0, remaining), rt.tenants().quota(caller));
     RequestTicket ticket =
-        new RequestTicket(rt, newRequestId(), clientRequestId, loop, arrivalNanos, seat, frontEnd);
+        new RequestTicket(rt, newRequestId(), clientRequestId, loop, arrivalNanos, seat, frontEnd, caller);
     if (seat.refusal() != null) {
       ticket.recordRefusal();
     }
@@ -165,25 +180,60 @@ public final class DisaggregatedRouter implements CompletionService {
 
   @Override
   public void rejectInvalid(Scheduler loop, long arrivalNanos, @Nullable String clientRequestId, RouterError error) {
+    rejectInvalid(loop, arrivalNanos, clientRequestId, error, Caller.ANONYMOUS);
+  }
+
+  @Override
+  public void rejectInvalid(
+      Scheduler loop, long arrivalNanos, @Nullable String clientRequestId, RouterError error, Caller caller) {
+    recordInvalid(loop, arrivalNanos, clientRequestId, error, null, caller.tenant());
+  }
+
+  @Override
+  public ClientAuthenticator authenticator() {
+    return rt.tenants();
+  }
+
+  @Override
+  public void rejectUnauthenticated(
+      Scheduler loop, long arrivalNanos, @Nullable String clientRequestId, Authentication refused) {
+    RouterError error = refused.refusal();
+    if (error != null) {
+      // The metric was counted when the key was refused; the row says a request arrived without one.
+      recordInvalid(loop, arrivalNanos, clientRequestId, error, "unauthenticated", null);
+    }
+  }
+
+  private void recordInvalid(Scheduler loop, long arrivalNanos, @Nullable String clientRequestId, RouterError error,
+      @Nullable String reason, @Nullable String tenant) {
     rt.outcomes().metrics().offered();
     rt.outcomes().record(RequestTicket.outcome(
             rt, Terminal.INVALID, newRequestId(), clientRequestId, arrivalNanos, loop.nanoTime(), null)
         .frontEnd(frontEnd == null ? null : frontEnd.wireName())
+        .tenant(tenant)
+        .reason(reason)
         .error(error)
         .build());
   }
 
   @Override
   public RequestHandle submit(CompletionRequest request, ClientSink sink, Scheduler loop, long arrivalNanos) {
-    return start(admit(loop, arrivalNanos, request.getClientRequestId()), request, sink, null);
+    return start(admit(loop, arrivalNanos, request.getClientRequestId(), null, Caller.ANONYMOUS), request, sink, null);
   }
 
   @Override
   public RequestHandle submit(
       CompletionRequest request, ClientSink sink, Scheduler loop, long arrivalNanos, long deadlineNanos) {
+    return submit(request, sink, loop, arrivalNanos, (Long) deadlineNanos, Caller.ANONYMOUS);
+  }
+
+  @Override
+  public RequestHandle submit(CompletionRequest request, ClientSink sink, Scheduler loop, long arrivalNanos,
+      @Nullable Long deadlineNanos, Caller caller) {
     // The client's deadline bounds the wait for a seat too: a request that expires in the queue
     // is the request's own 504 (journal expired, deadline), not a disconnect when the client gives up.
-    return start(admit(loop, arrivalNanos, request.getClientRequestId(), deadlineNanos), request, sink, deadlineNanos);
+    return start(admit(loop, arrivalNanos, request.getClientRequestId(), deadlineNanos, caller), request, sink,
+        deadlineNanos);
   }
 
   private RequestHandle start(AdmissionTicket admitted, CompletionRequest request, ClientSink sink,
@@ -195,6 +245,11 @@ public final class DisaggregatedRouter implements CompletionService {
     if (refusal != null) {
       // Already recorded by admit(); a front-end that admits inside submit gets it on the sink.
       return new RefusedRequest(ticket, sink, refusal);
+    }
+    // Which models a tenant may use is known only now that the body names one.
+    RouterError forbidden = rt.tenants().forbidden(ticket.caller(), request.getModel());
+    if (forbidden != null && ticket.forbidden(forbidden)) {
+      return new RefusedRequest(ticket, sink, forbidden);
     }
     if (!ticket.handOver()) {
       throw new IllegalStateException("request " + ticket.requestId() + " already ended; its ticket cannot be submitted");

@@ -648,6 +648,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
         : request.hasMaxTokens() ? Long.valueOf(request.getMaxTokens()) : null;
     return RequestOutcome.builder(requestId, terminal)
         .frontEnd(ticket == null ? null : ticket.frontEndName())
+        .tenant(ticket == null ? null : ticket.caller().tenant())
         .clientRid(request.getClientRequestId())
         .arrived(rt.arrivalEpochSeconds(arrivalNanos, now))
         .request(routeName(), request.getStream(), inputLen, wantedLen)

@@ -4,6 +4,7 @@ import narwhal.core.admission.Seat;
 import narwhal.api.AdmissionTicket;
 import narwhal.api.FrontEnd;
 import narwhal.api.RouterError;
+import narwhal.api.Caller;
 import narwhal.core.outcome.RequestOutcome;
 import narwhal.core.outcome.Terminal;
 import narwhal.time.Scheduler;
@@ -25,10 +26,11 @@ final class RequestTicket implements AdmissionTicket {
   private final long arrivalNanos;
   private final Seat seat;
   private final @Nullable FrontEnd frontEnd;
+  private final Caller caller;
   private boolean settled;
 
   RequestTicket(RouterRuntime rt, String requestId, @Nullable String clientRequestId, Scheduler loop,
-      long arrivalNanos, Seat seat, @Nullable FrontEnd frontEnd) {
+      long arrivalNanos, Seat seat, @Nullable FrontEnd frontEnd, Caller caller) {
     this.rt = rt;
     this.outcomes = rt.outcomes();
     this.requestId = requestId;
@@ -37,6 +39,12 @@ final class RequestTicket implements AdmissionTicket {
     this.arrivalNanos = arrivalNanos;
     this.seat = seat;
     this.frontEnd = frontEnd;
+    this.caller = caller;
+  }
+
+  /** Who sent the request: its tenant, or anonymous without tenants. */
+  Caller caller() {
+    return caller;
   }
 
   /** The journal's {@code front_end}: which front-end carried the request, or null when unknown. */
@@ -70,7 +78,7 @@ final class RequestTicket implements AdmissionTicket {
   @Override
   public @Nullable RouterError refusal() {
     Seat.Refusal refusal = seat.refusal();
-    return refusal == null ? null : AdmissionErrors.refusal(refusal, rt.admission().limits());
+    return refusal == null ? null : AdmissionErrors.refusal(refusal, seat, rt.admission().limits());
   }
 
   /** Records the refusal; called once, by admission, when the seat was refused. */
@@ -79,9 +87,27 @@ final class RequestTicket implements AdmissionTicket {
     if (refusal == null || !settle()) {
       return;
     }
+    if (refusal.tenantLimit()) {
+      // The tenant's own limit, not the fleet's: refused with a cause naming it.
+      end(outcome(Terminal.REFUSED).reason(AdmissionErrors.tenantCause(refusal)).error(refusal()));
+      return;
+    }
     end(outcome(Terminal.REJECTED)
         .reason(refusal == Seat.Refusal.INFLIGHT_LIMIT ? "inflight_limit" : "not_ready")
         .error(refusal()));
+  }
+
+  /**
+   * The tenant may not use the requested model (403): records it as invalid ({@code forbidden})
+   * and frees the seat; false when the ticket had already ended.
+   */
+  boolean forbidden(RouterError error) {
+    if (!settle()) {
+      return false;
+    }
+    seat.release();
+    end(outcome(Terminal.INVALID).reason("forbidden").error(error));
+    return true;
   }
 
   @Override
@@ -122,7 +148,8 @@ final class RequestTicket implements AdmissionTicket {
   RequestOutcome.Builder outcome(Terminal terminal) {
     long now = loop.nanoTime();
     return outcome(rt, terminal, requestId, clientRequestId, arrivalNanos, now, seat.queueWaitNanos(now))
-        .frontEnd(frontEndName());
+        .frontEnd(frontEndName())
+        .tenant(caller.tenant());
   }
 
   /**

@@ -11,6 +11,7 @@ import narwhal.core.journal.Journal;
 import narwhal.core.retry.Backoff;
 import narwhal.core.retry.RetryBudget;
 import narwhal.core.legs.EngineClient;
+import narwhal.core.tenants.TenantDirectory;
 import narwhal.core.trace.Tracing;
 
 /** What every request of one router shares. */
@@ -29,7 +30,8 @@ record RouterRuntime(
     ProfileBook profiles,
     PlacementCost placementCost,
     PredictiveAdmission predictive,
-    PromptCountBackoff countBackoff) {
+    PromptCountBackoff countBackoff,
+    TenantDirectory tenants) {
 
   /** Wall-clock arrival time: the wall clock now, less the time elapsed on the monotonic clock. */
   double arrivalEpochSeconds(long arrivalNanos, long nowNanos) {
