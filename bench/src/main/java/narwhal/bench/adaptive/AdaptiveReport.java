@@ -68,7 +68,7 @@ final class AdaptiveReport {
               .map(r -> String.format(Locale.ROOT, " %.1f %% |", 100 * r.attainment())).orElse(" — |"));
         }
         double g = Goodput.of(c.getValue());
-        md.append(String.format(Locale.ROOT, " %s%.2f |%n", Goodput.openEnded(c.getValue()) ? "≥ " : "", g));
+        md.append(' ').append(goodputCell(c.getValue(), g)).append(" |\n");
         if (c.getKey().equals("adaptive")) {
           adaptive = g;
         } else if (!c.getKey().contains("+")) {
@@ -107,6 +107,15 @@ final class AdaptiveReport {
           });
     }
     Files.writeString(dir.resolve("README.md"), md.toString());
+  }
+
+  /** {@code ≥ g} when the sweep never missed, {@code below r} when it missed at its lowest rate, else {@code g}. */
+  static String goodputCell(List<RunResult> sweep, double goodput) {
+    if (goodput == 0 && !sweep.isEmpty()) {
+      double lowest = sweep.stream().mapToDouble(RunResult::rate).min().orElse(0);
+      return String.format(Locale.ROOT, "below %.1f", lowest);
+    }
+    return String.format(Locale.ROOT, "%s%.2f", Goodput.openEnded(sweep) ? "≥ " : "", goodput);
   }
 
   /** Attainment by phase for every run (refused requests in brackets): where each run lost. */

@@ -75,6 +75,13 @@ class AdaptiveScoringTest {
   }
 
   @Test
+  void goodputCell_saysBelowTheLowestRate_whenTheSweepMissedThere() {
+    assertThat(AdaptiveReport.goodputCell(List.of(result(6, 0.3), result(8, 0.1)), 0)).isEqualTo("below 6.0");
+    assertThat(AdaptiveReport.goodputCell(List.of(result(6, 0.95), result(8, 0.91)), 8)).isEqualTo("≥ 8.00");
+    assertThat(AdaptiveReport.goodputCell(List.of(result(6, 0.95), result(8, 0.85)), 6.5)).isEqualTo("6.50");
+  }
+
+  @Test
   void goodput_interpolatesWhereAttainmentCrossesNinetyPercent() {
     List<RunResult> sweep = List.of(result(2, 1.0), result(4, 0.95), result(6, 0.85), result(8, 0.95));
 
