@@ -3,6 +3,7 @@ package narwhal.server;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SelectStrategy;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
@@ -25,13 +26,21 @@ import org.jspecify.annotations.Nullable;
  * key sets and buffer views; on the relay benchmark that is most of the loop's own time.
  *
  * <p>{@code NARWHAL_IO} (or the system property {@code narwhal.io}) overrides the choice: {@code
- * epoll} (fail at start-up if it cannot load), {@code nio}, or {@code auto} (the default).
+ * epoll} (fail at start-up if it cannot load), {@code nio}, or {@code auto} (the default); and
+ * {@code epoll-busy}, epoll whose loops spin instead of sleeping when idle: every loop burns a
+ * whole core, and in exchange no event waits for a sleeping CPU to wake. It is a measurement tool
+ * for latency (how much of a one-stream TTFT is the idle CPU's wake-up, BENCHMARKS.md), not a
+ * production setting.
  *
- * @param name "epoll" or "nio", for the start-up log
+ * @param name "epoll", "epoll-busy" or "nio", for the start-up log
+ * @param handlers the I/O of the loops that carry connections
+ * @param acceptorHandlers the I/O of the loop that accepts them: never spinning, since accepting
+ *     is rare and a spinning acceptor would take a core from the connections' loops
  */
 public record NettyIo(
     String name,
     IoHandlerFactory handlers,
+    IoHandlerFactory acceptorHandlers,
     Class<? extends SocketChannel> socketChannel,
     Class<? extends ServerSocketChannel> serverChannel) {
 
@@ -56,19 +65,29 @@ public record NettyIo(
               "NARWHAL_IO=epoll but the native epoll transport cannot load here: " + Epoll.unavailabilityCause());
         }
         return epoll();
+      case "epoll-busy":
+        if (!Epoll.isAvailable()) {
+          throw new IllegalArgumentException(
+              "NARWHAL_IO=epoll-busy but the native epoll transport cannot load here: " + Epoll.unavailabilityCause());
+        }
+        return new NettyIo("epoll-busy", EpollIoHandler.newFactory(0, () -> (selectNow, hasTasks) -> SelectStrategy.BUSY_WAIT),
+            EpollIoHandler.newFactory(), EpollSocketChannel.class, EpollServerSocketChannel.class);
       case "auto":
         return Epoll.isAvailable() ? epoll() : nio();
       default:
-        throw new IllegalArgumentException("NARWHAL_IO must be auto, epoll or nio, got '" + preference + "'");
+        throw new IllegalArgumentException(
+            "NARWHAL_IO must be auto, epoll, epoll-busy or nio, got '" + preference + "'");
     }
   }
 
   static NettyIo nio() {
-    return new NettyIo("nio", NioIoHandler.newFactory(), NioSocketChannel.class, NioServerSocketChannel.class);
+    return new NettyIo("nio", NioIoHandler.newFactory(), NioIoHandler.newFactory(), NioSocketChannel.class,
+        NioServerSocketChannel.class);
   }
 
   private static NettyIo epoll() {
-    return new NettyIo("epoll", EpollIoHandler.newFactory(), EpollSocketChannel.class, EpollServerSocketChannel.class);
+    return new NettyIo("epoll", EpollIoHandler.newFactory(), EpollIoHandler.newFactory(), EpollSocketChannel.class,
+        EpollServerSocketChannel.class);
   }
 
   /**
@@ -79,5 +98,10 @@ public record NettyIo(
   public EventLoopGroup newGroup(int threads) {
     int n = threads > 0 ? threads : Math.max(1, Runtime.getRuntime().availableProcessors());
     return new MultiThreadIoEventLoopGroup(n, handlers);
+  }
+
+  /** The one loop that accepts connections (never a spinning one). */
+  public EventLoopGroup newAcceptorGroup() {
+    return new MultiThreadIoEventLoopGroup(1, acceptorHandlers);
   }
 }

@@ -106,7 +106,7 @@ public final class RouterServer implements AutoCloseable {
   /** Starts a router with its own event loops, on the I/O {@link NettyIo#configured()} picks. */
   public static RouterServer start(FleetConfig config, String host, int port, @Nullable Path journalPath) {
     NettyIo io = NettyIo.configured();
-    EventLoopGroup boss = io.newGroup(1);
+    EventLoopGroup boss = io.newAcceptorGroup();
     EventLoopGroup workers = io.newGroup(0);
     log.info("narwhal event loops: {} on {} I/O", ((MultiThreadIoEventLoopGroup) workers).executorCount(), io.name());
     try {

@@ -41,8 +41,22 @@ class NettyIoTest {
   void unknownChoice_isRefusedWithTheValuesAllowed() {
     assertThatThrownBy(() -> NettyIo.select("io_uring"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("auto, epoll or nio")
+        .hasMessageContaining("auto, epoll, epoll-busy or nio")
         .hasMessageContaining("io_uring");
+  }
+
+  @Test
+  void epollBusy_runsTasksOnSpinningLoops() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(Epoll.isAvailable(), "needs the native epoll transport");
+    NettyIo io = NettyIo.select("epoll-busy");
+    assertThat(io.name()).isEqualTo("epoll-busy");
+    assertThat(io.serverChannel()).isEqualTo(EpollServerSocketChannel.class);
+    EventLoopGroup group = io.newGroup(1);
+    try {
+      assertThat(group.submit(() -> "ran").get(10, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo("ran");
+    } finally {
+      group.shutdownGracefully(0, 0, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+    }
   }
 
   @Test
