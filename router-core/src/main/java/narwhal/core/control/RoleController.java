@@ -23,14 +23,15 @@ import org.slf4j.LoggerFactory;
  * The role controller: moves engines between the prefill and decode roles as load shifts.
  *
  * <p>Every {@code controller.monitor_interval_s} it samples the pools' loads ({@link
- * LoadSampler}), the arrivals ({@link DemandWindow}, {@link ArrivalEvidence}) and which load
- * conditions hold ({@link SustainedLoads}), and takes at most one pool repair step ({@link
- * FloorRepair}). At most once per {@code reactive.step_s} it evaluates: the rules propose a move
- * the reactive score must back ({@link MoveRules}); {@code reactive.confirmations} evaluations in
- * a row must agree on its direction; the guards pass it and choose the engine ({@link
- * MoveGuards}, Alg. 3). A move is {@link EngineState#assignRole}: new placements follow it at once
- * and work already resident on the engine finishes where it is. In {@code controller.advisory}
- * mode it decides and records, never moves.
+ * LoadSampler}), the arrivals ({@link DemandWindow}, {@link ArrivalEvidence}), what those arrivals
+ * will cost each split ({@link DemandProjection}: a pool's load is the larger of measured and
+ * projected) and which load conditions hold ({@link SustainedLoads}), and takes at most one pool
+ * repair step ({@link FloorRepair}). At most once per {@code reactive.step_s} it evaluates: the
+ * rules propose a move the reactive score must back ({@link MoveRules}); {@code
+ * reactive.confirmations} evaluations in a row must agree on its direction; the guards pass it and
+ * choose the engine ({@link MoveGuards}, Alg. 3). A move is {@link EngineState#assignRole}: new
+ * placements follow it at once and work already resident on the engine finishes where it is. In
+ * {@code controller.advisory} mode it decides and records, never moves.
  *
  * <p>Every move, and each blocked or advisory decision when it first appears, is a journal event
  * row ({@code controller_decision}); moves are also kept for {@code /narwhal/state} (the fleet's
