@@ -181,6 +181,14 @@ class TenantsTest {
       HttpResponse<String> forbidden = post(fleet, "/v1/completions", completion("locked", 4), locked.bearer());
       assertThat(forbidden.statusCode()).isEqualTo(403);
       assertThat(RouterClient.json(forbidden.body()).path("error").path("code").asText()).isEqualTo("model_not_allowed");
+      // A streaming request is refused the same way: a JSON 403, never an SSE stream that starts.
+      String streaming = completion("locked stream", 4).replace("}", ",\"stream\":true}");
+      HttpResponse<String> forbiddenStream = post(fleet, "/v1/completions", streaming, locked.bearer());
+      assertThat(forbiddenStream.statusCode()).isEqualTo(403);
+      assertThat(forbiddenStream.headers().firstValue("Content-Type")).hasValueSatisfying(
+          t -> assertThat(t).startsWith("application/json"));
+      assertThat(RouterClient.json(forbiddenStream.body()).path("error").path("code").asText())
+          .isEqualTo("model_not_allowed");
 
       HttpResponse<String> good = post(fleet, "/v1/completions", completion("good key", 4), search.bearer());
       assertThat(good.statusCode()).as(good.body()).isEqualTo(200);
@@ -208,7 +216,7 @@ class TenantsTest {
       assertThat(seen.path("forbidden").path("error").asText()).isEqualTo("PermissionDeniedError");
       assertThat(seen.path("good").path("text").asText()).isEqualTo(SimEngine.expectedText(0, "sdk auth", 4));
 
-      List<JsonNode> rows = fleet.journal().awaitRequestRows(10);
+      List<JsonNode> rows = fleet.journal().awaitRequestRows(11);
       assertThat(rows).filteredOn(r -> r.path("status").asInt() == 401)
           .hasSize(5)
           .allSatisfy(r -> {
@@ -217,7 +225,7 @@ class TenantsTest {
             assertThat(r.path("tenant").isNull()).isTrue();
           });
       assertThat(rows).filteredOn(r -> r.path("status").asInt() == 403)
-          .hasSize(2)
+          .hasSize(3)
           .allSatisfy(r -> {
             assertThat(r.path("reason").asText()).isEqualTo("forbidden");
             assertThat(r.path("tenant").asText()).isEqualTo("locked");
@@ -232,7 +240,7 @@ class TenantsTest {
           .containsPattern("narwhal_tenant_requests_total\\{tenant=\"search\",terminal=\"completed\"\\} 3(\\.0)?\n")
           .containsPattern("narwhal_auth_failures_total\\{reason=\"missing\"\\} 2(\\.0)?\n")
           .containsPattern("narwhal_auth_failures_total\\{reason=\"unknown\"\\} 3(\\.0)?\n")
-          .containsPattern("narwhal_auth_failures_total\\{reason=\"model_not_allowed\"\\} 2(\\.0)?\n")
+          .containsPattern("narwhal_auth_failures_total\\{reason=\"model_not_allowed\"\\} 3(\\.0)?\n")
           .containsPattern("narwhal_auth_failures_total\\{reason=\"operator\"\\} 3(\\.0)?\n");
       HttpResponse<String> state = get(fleet, "/narwhal/state", operator.bearer());
       assertThat(state.statusCode()).isEqualTo(200);
