@@ -265,6 +265,9 @@ class GpuTimingTest {
     }
   }
 
+  /** Engine steps without a token sent that make a stalled stream. */
+  private static final int STALL_STEPS = 200;
+
   @Test
   void slowReader_keepsItsSlot_whileTheEngineServesEveryoneElse() throws IOException {
     // Steps that take no time: the engine outruns any socket.
@@ -274,15 +277,17 @@ class GpuTimingTest {
       try (RawSse parked = RawSse.post(engine.port(), "/v1/completions", completion("flood", 200_000, true))
           .readHead()) {
         // The client reads nothing more: the stream stops sending, yet the engine keeps stepping.
-        long[] last = {-1, -1};
+        // The engine's own steps are the clock: no token sent over many steps is a stall.
+        long[] since = {-1, -1};
         await("the stream to stall while the engine runs on", () -> {
           long sent = engine.stats().generationTokens();
           long steps = engine.gpuLoad().steps();
-          boolean stalled = sent > 0 && sent == last[0] && steps > last[1];
-          last[0] = sent;
-          last[1] = steps;
-          sleepQuietly(100);
-          return stalled;
+          if (sent != since[0]) {
+            since[0] = sent;
+            since[1] = steps;
+            return false;
+          }
+          return sent > 0 && steps - since[1] >= STALL_STEPS;
         });
         assertThat(engine.gpuLoad().running()).isEqualTo(1);
 
@@ -292,14 +297,6 @@ class GpuTimingTest {
       }
       await("the parked stream cancelled", () -> engine.stats().cancelledStreams() == 1);
       await("its KV freed", () -> engine.gpuLoad().kvUsedTokens() == 0);
-    }
-  }
-
-  private static void sleepQuietly(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
   }
 

@@ -31,6 +31,7 @@ import narwhal.config.ServingTlsConfig;
 import narwhal.config.TenantConfig;
 import narwhal.config.TenantsConfig;
 import narwhal.sim.SimEngine;
+import narwhal.testing.Poll;
 import narwhal.testing.tls.TestCertificates;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -269,10 +270,8 @@ class TenantsTest {
         withTenants(c -> c), null)) {
       CompletableFuture<HttpResponse<String>> first =
           postAsync(fleet, "/v1/completions", completion("capped first", 25), capped.bearer());
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (fleet.router.router().admission().inFlight() == 0 && System.nanoTime() < deadline) {
-        Thread.sleep(5);
-      }
+      Poll.until("the capped tenant's first request in flight",
+          () -> fleet.router.router().admission().inFlight() > 0);
       assertThat(first).as("still in flight").isNotDone();
 
       HttpResponse<String> second = post(fleet, "/v1/completions", completion("capped second", 4), capped.bearer());
