@@ -7,11 +7,9 @@ import java.util.List;
  * the JSON path it concerns, e.g. {@code $.serving.max_attempts: must be an integer >= 1, got
  * "two"}.
  */
-public final class FleetConfigException extends Exception {
+public final class FleetConfigException extends FileProblemsException {
 
   private static final long serialVersionUID = 1L;
-
-  private final List<String> errors;
 
   public FleetConfigException(List<String> errors) {
     this("invalid fleet configuration", errors);
@@ -22,24 +20,6 @@ public final class FleetConfigException extends Exception {
    *     one error per line
    */
   public FleetConfigException(String summary, List<String> errors) {
-    super(message(summary, errors));
-    if (errors.isEmpty()) {
-      throw new IllegalArgumentException("a fleet configuration error needs at least one error");
-    }
-    this.errors = List.copyOf(errors);
-  }
-
-  /** Every problem found, in the order found, each starting with its JSON path. */
-  public List<String> errors() {
-    return errors;
-  }
-
-  private static String message(String summary, List<String> errors) {
-    StringBuilder sb = new StringBuilder(summary);
-    sb.append(" (").append(errors.size()).append(errors.size() == 1 ? " error):" : " errors):");
-    for (String error : errors) {
-      sb.append('\n').append(error);
-    }
-    return sb.toString();
+    super(summary, errors, "fleet configuration");
   }
 }

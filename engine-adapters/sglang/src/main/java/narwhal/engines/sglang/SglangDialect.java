@@ -99,7 +99,7 @@ public final class SglangDialect implements EngineDialect {
   /**
    * None: the router does not ask SGLang engines to count prompts and estimates them from {@code
    * engine.chars_per_token}. SGLang's OpenAI-compatible server has no vLLM-style {@code /tokenize}
-   * (some releases add a native one of another shape; counting with it is not implemented).
+   * (some releases add a native one of another shape, which this dialect does not use).
    */
   @Override
   public @Nullable EngineHttpRequest tokenizeRequest(CompletionRequest request, String backendRequestId) {
