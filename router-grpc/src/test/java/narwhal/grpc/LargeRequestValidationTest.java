@@ -165,10 +165,13 @@ class LargeRequestValidationTest {
     }
     Poll.until("the request submitted", Duration.ofSeconds(30), () -> service.calls.size() == 1);
     long validation = gate.lastNanos.get();
-    // Validating 100k messages takes hundreds of milliseconds; a probe meanwhile waits for none of it.
+    // Validating 100k messages takes hundreds of milliseconds; a probe meanwhile never waits for
+    // all of it. (Half of it was the bound once; on a busy two-core CI machine a probe also queues
+    // behind the message's own decoding and the scheduler, and missed that by 2 %. That the loop
+    // is free while validation runs is shown without timing by the gated test above.)
     assertThat(validation).isGreaterThan(TimeUnit.MILLISECONDS.toNanos(50));
     assertThat(worst).as("worst probe %d ms, validation %d ms", worst / 1_000_000, validation / 1_000_000)
-        .isLessThan(validation / 2);
+        .isLessThan(validation);
   }
 
   @Test
