@@ -12,6 +12,7 @@ import narwhal.bench.proc.HsPerfData;
 import narwhal.bench.proc.ProcStatus;
 import narwhal.bench.proc.ProcessProbe;
 import narwhal.bench.report.ArmLevel;
+import narwhal.bench.report.Rounds;
 import org.HdrHistogram.Histogram;
 import org.jspecify.annotations.Nullable;
 
@@ -104,7 +105,8 @@ final class Accounting implements Phases {
     OtherTenants.Reading n = noise;
     return new ArmLevel(arm.label(), level, engineStyle, run.windowSeconds(), completed, tokens,
         run.requestsPerSecond(), run.tokensPerSecond(),
-        pct(ttft, 50), pct(ttft, 99), pct(itl, 50), pct(itl, 99),
+        Rounds.percentileMs(ttft, 50), Rounds.percentileMs(ttft, 99), Rounds.percentileMs(itl, 50),
+        Rounds.percentileMs(itl, 99),
         proxyCpu,
         completed == 0 ? Double.NaN : proxyCpu * 1000.0 / completed,
         tokens == 0 ? Double.NaN : proxyCpu * 100_000.0 / tokens,
@@ -115,9 +117,5 @@ final class Accounting implements Phases {
         run.stats().errors(), run.stats().errorKinds(), run.stats().firstError(),
         n == null ? Double.NaN : n.otherCores(), n != null && n.noisy(), n == null ? "" : n.describeTop(),
         n == null ? Double.NaN : n.softirqCores(), n == null ? Double.NaN : n.stealCores());
-  }
-
-  private static double pct(Histogram h, double p) {
-    return h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(p) / 1000.0;
   }
 }

@@ -21,6 +21,12 @@ final class ArmFlags {
       description = "unmeasured load per arm after each switch of style (default ${DEFAULT-VALUE})")
   double closeWarmS = 30;
 
+  @Option(names = "--rounds", paramLabel = "N", description = {
+      "times every level runs all its arms, interleaved and in rotated order (direct, narwhal, nginx; then "
+          + "narwhal, nginx, direct; ...); each row pools its rounds (CPU, requests and tokens summed, latency "
+          + "histograms merged) and the report lists each round's CPU ratio too (default ${DEFAULT-VALUE})"})
+  int rounds = 1;
+
   @Option(names = "--seed", paramLabel = "N", description = "seed of the open-loop arrivals (default ${DEFAULT-VALUE})")
   int seed = 1;
 

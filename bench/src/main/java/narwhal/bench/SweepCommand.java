@@ -4,8 +4,10 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import narwhal.bench.cpu.OtherTenants;
 import narwhal.bench.cpu.Pinning;
 import narwhal.bench.fleet.RouterJvmOptions;
@@ -21,12 +23,14 @@ import narwhal.bench.profile.RouterProfiler;
 import narwhal.bench.report.ArmLevel;
 import narwhal.bench.report.MachineInfo;
 import narwhal.bench.report.MarkdownReport;
+import narwhal.bench.report.Rounds;
 import org.jspecify.annotations.Nullable;
 
 /**
  * {@code bench sweep}: the three arms against the same engines, level by level, the arms
  * interleaved within each level (direct, narwhal, nginx, then the next level) so drifting machine
- * noise lands on all of them alike. Closed-loop concurrency levels by default; {@code --rates}
+ * noise lands on all of them alike; with {@code --rounds N} each level repeats that N times in
+ * rotated order and pools each arm's windows ({@link Rounds}). Closed-loop concurrency levels by default; {@code --rates}
  * switches to open-loop Poisson arrivals at those rates.
  *
  * <p>The engines first frame their streams chunked on keep-alive connections (what vLLM sends);
@@ -106,6 +110,14 @@ final class SweepCommand {
     Stack.log("machine: " + machine.describe());
     Stack.log("router JVM options: " + routerOptions.describe());
     List<ArmLevel> rows = new ArrayList<>();
+    int roundCount = profile ? 1 : a.rounds;
+    if (roundCount < 1) {
+      throw new IllegalArgumentException("--rounds must be at least 1, got " + roundCount);
+    }
+    List<List<ArmLevel>> rounds = new ArrayList<>();
+    for (int i = 0; i < roundCount; i++) {
+      rounds.add(new ArrayList<>());
+    }
     String loadBefore = MachineInfo.loadAverage();
     long extraErrors = 0;
     RouterProfiler profiler = null;
@@ -127,9 +139,7 @@ final class SweepCommand {
         try {
           runs.warm(arms, styleWarm, ArmLevel.CLOSE);
           for (double level : closeLevels) {
-            for (Arm arm : arms) {
-              rows.add(runs.measure(arm, level, ArmLevel.CLOSE, Phases.NONE));
-            }
+            runs.level(arms, level, ArmLevel.CLOSE, Phases.NONE, rows, rounds);
           }
         } finally {
           restoreChunked(stack);
@@ -137,9 +147,7 @@ final class SweepCommand {
         runs.warm(arms, styleWarm, ArmLevel.CHUNKED);
       }
       for (double level : levels) {
-        for (Arm arm : arms) {
-          rows.add(runs.measure(arm, level, ArmLevel.CHUNKED, profiler == null ? Phases.NONE : profiler.cpuWindow()));
-        }
+        runs.level(arms, level, ArmLevel.CHUNKED, profiler == null ? Phases.NONE : profiler.cpuWindow(), rows, rounds);
       }
       if (profiler != null && allocProfile && profiler.canProfileAllocations()) {
         Stack.log("allocation profile: a second window at " + MarkdownReport.level(levels.get(0)));
@@ -150,7 +158,7 @@ final class SweepCommand {
     String load = "load average (1/5/15 min) " + loadBefore + " at the start, " + MachineInfo.loadAverage()
         + " at the end";
     Stack.log(load);
-    SweepReport report = new SweepReport(f, profile, dir, rows, levelName, machine, load, workload, sim, settings, open, pinning,
+    SweepReport report = new SweepReport(f, profile, dir, rows, rounds, levelName, machine, load, workload, sim, settings, open, pinning,
         routerOptions, profiler, levels.get(0));
     report.write();
     return rows.stream().anyMatch(r -> r.errors() > 0) || extraErrors > 0 ? 1 : 0;
@@ -211,7 +219,36 @@ final class SweepCommand {
       }
     }
 
-    ArmLevel measure(Arm arm, double level, String style, Phases extra) {
+    /**
+     * Every arm at one level, {@code rounds.size()} times: round {@code i} starts with the arm
+     * {@code i} places along, so no arm always runs right after the same one. Each round's rows go
+     * to {@code rounds}, each arm's rounds pooled into one row to {@code rows}.
+     */
+    void level(List<Arm> arms, double level, String style, Phases extra, List<ArmLevel> rows,
+        List<List<ArmLevel>> rounds) {
+      Map<Arm, List<Measured>> byArm = new LinkedHashMap<>();
+      for (Arm arm : arms) {
+        byArm.put(arm, new ArrayList<>());
+      }
+      for (int round = 0; round < rounds.size(); round++) {
+        if (rounds.size() > 1) {
+          Stack.log("round " + (round + 1) + " of " + rounds.size() + " at " + MarkdownReport.level(level));
+        }
+        for (int k = 0; k < arms.size(); k++) {
+          Arm arm = arms.get((k + round) % arms.size());
+          Measured m = measure(arm, level, style, extra);
+          byArm.get(arm).add(m);
+          rounds.get(round).add(m.row());
+        }
+      }
+      byArm.forEach((arm, ms) -> {
+        RunResult pooled = RunResult.pooled(ms.stream().map(Measured::run).toList());
+        rows.add(Rounds.pool(ms.stream().map(Measured::row).toList(), pooled.stats().ttftUs(),
+            pooled.stats().itlUs()));
+      });
+    }
+
+    Measured measure(Arm arm, double level, String style, Phases extra) {
       List<Long> proxy = stack.proxyPids(arm, probe);
       long jvm = arm == Arm.NARWHAL && stack.router != null ? stack.router.pid() : -1;
       Accounting acct = new Accounting(probe, proxy, stack.engines.pids(), jvm,
@@ -227,7 +264,7 @@ final class SweepCommand {
             + "ksoftirqd %.3f; steal %.3f", n.otherCores(), n.named() / w, n.describeTop(),
             (n.otherSeconds() - n.named()) / w, n.softirqCores(), n.softirqThreads() / w, n.stealCores()));
       }
-      return row;
+      return new Measured(row, r);
     }
 
     /** A run whose figures are not reported (the allocation profile's); its error count. */
@@ -251,6 +288,9 @@ final class SweepCommand {
           phases);
     }
   }
+
+  /** One window's row and the run behind it (whose histograms pooling merges). */
+  private record Measured(ArmLevel row, RunResult run) {}
 
   private static String summary(ArmLevel r, boolean drained) {
     return String.format(Locale.ROOT,

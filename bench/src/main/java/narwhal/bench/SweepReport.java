@@ -29,6 +29,7 @@ final class SweepReport {
   private final boolean profile;
   private final Path dir;
   private final List<ArmLevel> rows;
+  private final List<List<ArmLevel>> rounds;
   private final String levelName;
   private final MachineInfo machine;
   private final String load;
@@ -41,13 +42,19 @@ final class SweepReport {
   private final @Nullable RouterProfiler profiler;
   private final double firstLevel;
 
-  SweepReport(SweepFlags f, boolean profile, Path dir, List<ArmLevel> rows, String levelName, MachineInfo machine,
+  /**
+   * @param rows one per arm, level and engine style (rounds pooled)
+   * @param rounds each round's own rows, in the order they ran (one round without --rounds)
+   */
+  SweepReport(SweepFlags f, boolean profile, Path dir, List<ArmLevel> rows, List<List<ArmLevel>> rounds,
+      String levelName, MachineInfo machine,
       String load, Workload w, SimSettings sim, Stack.Settings settings, boolean open, Pinning pinning, RouterJvmOptions routerOptions,
       @Nullable RouterProfiler profiler, double firstLevel) {
     this.f = f;
     this.profile = profile;
     this.dir = dir;
     this.rows = rows;
+    this.rounds = rounds;
     this.levelName = levelName;
     this.machine = machine;
     this.load = load;
@@ -128,7 +135,22 @@ final class SweepReport {
     md.append(MarkdownReport.table(styleRows, levelName)).append('\n');
     String ratios = MarkdownReport.cpuRatios(styleRows);
     if (!ratios.isEmpty()) {
-      md.append("Router CPU per relayed token ÷ nginx's: ").append(ratios).append("\n\n");
+      md.append("Router CPU per relayed token ÷ nginx's").append(rounds.size() > 1 ? ", rounds pooled: " : ": ")
+          .append(ratios).append("\n\n");
+      if (rounds.size() > 1) {
+        String style = styleRows.get(0).engineStyle();
+        md.append("The same, round by round:\n\n");
+        for (int i = 0; i < rounds.size(); i++) {
+          md.append("- round ").append(i + 1).append(": ")
+              .append(MarkdownReport.cpuRatios(MarkdownReport.withStyle(rounds.get(i), style))).append('\n');
+        }
+        md.append('\n');
+      }
+    }
+    String harnessSide = MarkdownReport.harnessCpuPerRequest(styleRows);
+    if (!harnessSide.isEmpty()) {
+      md.append("Engines' and load generator's CPU per completed request (ms), the other side of every hop: ")
+          .append(harnessSide).append("\n\n");
     }
     md.append("![latency](").append(chart).append(")\n\n");
   }
@@ -162,6 +184,7 @@ final class SweepReport {
     json.put("noisy_windows", noisy);
     json.put("noise_summary", noise);
     json.put("rows", rows);
+    json.put("rounds", rounds);
     if (profiler != null) {
       json.put("profile", profiler.json(TOP_FRAMES));
     }

@@ -94,6 +94,24 @@ public final class MarkdownReport {
     return String.join(", ", parts);
   }
 
+  /**
+   * The CPU the engines and the load generator spent per completed request, per level and arm.
+   * Where the engines and the generator saturate their CPUs, this is what limits every arm's
+   * requests per second: an arm whose traffic costs them more per request completes fewer.
+   */
+  public static String harnessCpuPerRequest(List<ArmLevel> rows) {
+    Map<Double, List<String>> byLevel = new LinkedHashMap<>();
+    for (ArmLevel r : rows) {
+      if (r.completed() > 0) {
+        double ms = (r.enginesCpuSeconds() + r.generatorCpuSeconds()) * 1000.0 / r.completed();
+        byLevel.computeIfAbsent(r.level(), l -> new ArrayList<>()).add(r.arm() + " " + f(ms, 2));
+      }
+    }
+    List<String> parts = new ArrayList<>();
+    byLevel.forEach((level, arms) -> parts.add(level(level) + ": " + String.join(", ", arms)));
+    return String.join("; ", parts);
+  }
+
   private static String added(ArmLevel r, Optional<ArmLevel> direct, boolean ttft) {
     if (!r.arm().equals("narwhal") || direct.isEmpty()) {
       return "–";
