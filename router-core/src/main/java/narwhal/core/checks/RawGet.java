@@ -2,25 +2,21 @@ package narwhal.core.checks;
 
 import java.net.URI;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import narwhal.time.Scheduler;
-import narwhal.time.Timer;
+import narwhal.core.legs.OneShotExchange;
 import narwhal.time.Durations;
+import narwhal.time.Scheduler;
 import narwhal.spi.EngineHttpRequest;
 import narwhal.spi.EngineTransport;
-import narwhal.spi.Exchange;
-import narwhal.spi.ExchangeHandler;
 import narwhal.spi.ExchangeOptions;
 import narwhal.spi.TlsProblem;
 import narwhal.spi.TransportFailure;
-import org.jspecify.annotations.Nullable;
 
 /**
  * One plain request to an engine or its sidecar, bounded by a timer on the scheduler. The future
  * completes on the scheduler with the status and body, or exceptionally with a {@link
  * GetFailure} whose message is ready for an operator. Confined to its scheduler.
  */
-final class RawGet implements ExchangeHandler {
+final class RawGet implements OneShotExchange.Outcome {
 
   /** An answer with any status. */
   record Reply(int status, String body) {}
@@ -37,17 +33,12 @@ final class RawGet implements ExchangeHandler {
   private final CompletableFuture<Reply> result = new CompletableFuture<>();
   private final long timeoutNanos;
   private final String timeoutKey;
-  private final Scheduler loop;
-  private @Nullable Exchange exchange;
-  private Timer timer = Timer.NONE;
-  private int status;
-  private String body = "";
-  private String target = "";
+  private final String target;
 
-  private RawGet(long timeoutNanos, String timeoutKey, Scheduler loop) {
+  private RawGet(long timeoutNanos, String timeoutKey, String target) {
     this.timeoutNanos = timeoutNanos;
     this.timeoutKey = timeoutKey;
-    this.loop = loop;
+    this.target = target;
   }
 
   /**
@@ -57,40 +48,20 @@ final class RawGet implements ExchangeHandler {
    */
   static CompletableFuture<Reply> fetch(EngineTransport transport, URI base, EngineHttpRequest request,
       ExchangeOptions options, long timeoutNanos, String timeoutKey, Scheduler loop) {
-    RawGet get = new RawGet(timeoutNanos, timeoutKey, loop);
-    loop.runInLoop(() -> get.start(transport, base, request, options));
+    RawGet get = new RawGet(timeoutNanos, timeoutKey, request.method() + " " + withoutCredentials(base) + request.path());
+    loop.runInLoop(() -> {
+      try {
+        OneShotExchange.start(transport, base, request, options, timeoutNanos, loop, get);
+      } catch (IllegalArgumentException e) {
+        // e.g. a URL scheme the transport cannot speak: a configuration problem.
+        get.fail("cannot send " + get.target + ": " + e.getMessage());
+      }
+    });
     return get.result;
   }
 
-  private void start(EngineTransport transport, URI base, EngineHttpRequest request, ExchangeOptions options) {
-    target = request.method() + " " + withoutCredentials(base) + request.path();
-    timer = loop.schedule(this::onTimeout, timeoutNanos, TimeUnit.NANOSECONDS);
-    try {
-      exchange = transport.open(base, request, options, loop, this);
-    } catch (IllegalArgumentException e) {
-      // e.g. a URL scheme the transport cannot speak: a configuration problem.
-      fail("cannot send " + target + ": " + e.getMessage());
-    }
-  }
-
   @Override
-  public void onHead(int status, String contentType) {
-    this.status = status;
-  }
-
-  @Override
-  public void onEvent(String data) {
-    // Nothing these checks ask for streams; an event stream is judged by its status alone.
-  }
-
-  @Override
-  public void onBody(String body) {
-    this.body = body;
-  }
-
-  @Override
-  public void onEnd() {
-    timer.cancel();
+  public void onAnswer(int status, String body) {
     result.complete(new Reply(status, body));
   }
 
@@ -99,18 +70,12 @@ final class RawGet implements ExchangeHandler {
     fail(describe(failure, target));
   }
 
-  private void onTimeout() {
-    if (result.isDone()) {
-      return;
-    }
-    if (exchange != null) {
-      exchange.cancel();
-    }
+  @Override
+  public void onTimeout() {
     fail("no answer within " + Durations.describe(timeoutNanos) + " (" + timeoutKey + ")");
   }
 
   private void fail(String message) {
-    timer.cancel();
     result.completeExceptionally(new GetFailure(message));
   }
 

@@ -6,16 +6,12 @@ import narwhal.time.Durations;
 
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import narwhal.config.EngineSpec;
 import narwhal.core.trace.LegTrace;
 import narwhal.time.Scheduler;
-import narwhal.time.Timer;
 import narwhal.spi.PrefillResult;
 import narwhal.spi.EngineDialect;
 import narwhal.spi.EngineHttpRequest;
-import narwhal.spi.Exchange;
-import narwhal.spi.ExchangeHandler;
 import narwhal.spi.EngineTransport;
 import narwhal.spi.TransportFailure;
 import narwhal.spi.UnreadableHandoffException;
@@ -24,7 +20,7 @@ import narwhal.proto.v1.KvHandoffDescriptor;
 import org.jspecify.annotations.Nullable;
 
 /** One prefill leg: send, bound by the prefill timeout, read the descriptor. Confined to its loop. */
-final class PrefillLeg implements ExchangeHandler {
+final class PrefillLeg implements OneShotExchange.Outcome {
 
   private final EngineTransport transport;
   private final EngineDialect dialect;
@@ -35,12 +31,8 @@ final class PrefillLeg implements ExchangeHandler {
   private final Scheduler loop;
   private final CompletableFuture<PrefillResult> result = new CompletableFuture<>();
 
-  private Exchange exchange;
-  private Timer timeout = Timer.NONE;
+  private @Nullable OneShotExchange exchange;
   private long startedNanos;
-  private int status;
-  private String body = "";
-  private boolean finished;
   private @Nullable EngineHttpRequest httpRequest;
 
   /** For a concurrent handoff: the rendezvous planned for both legs; null when the response carries it. */
@@ -71,12 +63,12 @@ final class PrefillLeg implements ExchangeHandler {
     // completes exactly once on every path, so this is also where the leg's span ends.
     result.whenComplete((r, e) -> {
       if (e instanceof CancellationException) {
-        leg.cancelled(status);
+        leg.cancelled(status());
         loop.runInLoop(this::abandon);
       } else if (e != null) {
-        leg.failed(status, e instanceof EngineFailure f ? f.reason() : "internal");
+        leg.failed(status(), e instanceof EngineFailure f ? f.reason() : "internal");
       } else {
-        leg.succeeded(status);
+        leg.succeeded(status());
       }
     });
   }
@@ -93,36 +85,18 @@ final class PrefillLeg implements ExchangeHandler {
     if (httpRequest == null) {
       httpRequest = leg.onto(dialect.prefillRequest(request, leg.backendId()));
     }
-    timeout = loop.schedule(this::onTimeout, limits.timeoutNanos(), TimeUnit.NANOSECONDS);
-    exchange = transport.open(producer.url(), httpRequest, limits.exchange(), loop, this);
+    exchange = OneShotExchange.start(transport, producer.url(), httpRequest, limits.exchange(), limits.timeoutNanos(),
+        loop, this);
   }
 
   @Override
-  public void onHead(int status, String contentType) {
-    this.status = status;
-  }
-
-  @Override
-  public void onEvent(String data) {
-    // A prefill is non-streaming; an event stream here is ignored and judged at the end.
-  }
-
-  @Override
-  public void onBody(String body) {
-    this.body = body;
-  }
-
-  @Override
-  public void onEnd() {
-    if (finished) {
-      return;
-    }
+  public void onAnswer(int status, String body) {
     if (status != 200) {
-      fail(EngineFailures.fromStatus(Phase.PREFILL, producer.iid(), status, dialect.errorMessage(body)));
+      result.completeExceptionally(
+          EngineFailures.fromStatus(Phase.PREFILL, producer.iid(), status, dialect.errorMessage(body)));
       return;
     }
     if (planned != null) {
-      finish();
       result.complete(planned);
       return;
     }
@@ -130,7 +104,7 @@ final class PrefillLeg implements ExchangeHandler {
     try {
       descriptor = dialect.readPrefillResponse(body, producer.connector());
     } catch (UnreadableHandoffException e) {
-      fail(EngineFailures.kvHandoff(producer.iid(), e.getMessage()));
+      result.completeExceptionally(EngineFailures.kvHandoff(producer.iid(), e.getMessage()));
       return;
     }
     narwhal.proto.v1.PrefillResult proto = narwhal.proto.v1.PrefillResult.newBuilder()
@@ -141,44 +115,30 @@ final class PrefillLeg implements ExchangeHandler {
         .setBackendRequestId(leg.backendId())
         .setRoute(request.getRoute())
         .build();
-    finish();
     result.complete(new PrefillResult(
         proto, dialect.transferParametersJson(descriptor), startedNanos, loop.nanoTime()));
   }
 
   @Override
   public void onFailure(TransportFailure failure) {
-    if (!finished) {
-      fail(EngineFailures.fromTransport(Phase.PREFILL, producer.iid(), failure, 0));
-    }
+    result.completeExceptionally(EngineFailures.fromTransport(Phase.PREFILL, producer.iid(), failure, 0));
   }
 
-  private void onTimeout() {
-    if (finished) {
-      return;
-    }
-    exchange.cancel();
-    fail(new EngineFailure(Phase.PREFILL, FailureClass.TIMEOUT, 504, "engine_timeout", producer.iid(),
-        "prefill engine " + producer.iid() + " did not answer within "
+  @Override
+  public void onTimeout() {
+    result.completeExceptionally(new EngineFailure(Phase.PREFILL, FailureClass.TIMEOUT, 504, "engine_timeout",
+        producer.iid(), "prefill engine " + producer.iid() + " did not answer within "
             + Durations.describe(limits.timeoutNanos()) + " (serving.prefill_timeout_s)", null));
   }
 
+  /** The engine's answer status so far, for the leg's span; 0 before it answered. */
+  private int status() {
+    return exchange == null ? 0 : exchange.status();
+  }
+
   private void abandon() {
-    if (!finished) {
-      finish();
-      if (exchange != null) {
-        exchange.cancel();
-      }
+    if (exchange != null) {
+      exchange.abandon();
     }
-  }
-
-  private void fail(EngineFailure failure) {
-    finish();
-    result.completeExceptionally(failure);
-  }
-
-  private void finish() {
-    finished = true;
-    timeout.cancel();
   }
 }

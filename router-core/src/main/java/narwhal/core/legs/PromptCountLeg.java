@@ -2,18 +2,14 @@ package narwhal.core.legs;
 
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import narwhal.config.EngineSpec;
 import narwhal.spi.EngineDialect;
 import narwhal.spi.EngineHttpRequest;
 import narwhal.spi.EngineTransport;
-import narwhal.spi.Exchange;
-import narwhal.spi.ExchangeHandler;
 import narwhal.spi.ExchangeOptions;
 import narwhal.spi.TransportFailure;
 import narwhal.time.Durations;
 import narwhal.time.Scheduler;
-import narwhal.time.Timer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -22,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  * with the count or with a {@link PromptCountFailure}; cancelling it abandons the exchange.
  * Confined to its loop.
  */
-final class PromptCountLeg implements ExchangeHandler {
+final class PromptCountLeg implements OneShotExchange.Outcome {
 
   private final EngineTransport transport;
   private final EngineDialect dialect;
@@ -33,11 +29,7 @@ final class PromptCountLeg implements ExchangeHandler {
   private final Scheduler loop;
   private final CompletableFuture<Long> result = new CompletableFuture<>();
 
-  private @Nullable Exchange exchange;
-  private Timer timeout = Timer.NONE;
-  private int status;
-  private String body = "";
-  private boolean finished;
+  private @Nullable OneShotExchange exchange;
 
   PromptCountLeg(EngineTransport transport, EngineDialect dialect, EngineSpec engine, EngineHttpRequest httpRequest,
       long timeoutNanos, ExchangeOptions options, Scheduler loop) {
@@ -63,30 +55,11 @@ final class PromptCountLeg implements ExchangeHandler {
     if (result.isDone()) {
       return;
     }
-    timeout = loop.schedule(this::onTimeout, timeoutNanos, TimeUnit.NANOSECONDS);
-    exchange = transport.open(engine.url(), httpRequest, options, loop, this);
+    exchange = OneShotExchange.start(transport, engine.url(), httpRequest, options, timeoutNanos, loop, this);
   }
 
   @Override
-  public void onHead(int status, String contentType) {
-    this.status = status;
-  }
-
-  @Override
-  public void onEvent(String data) {
-    // A count is one JSON answer; an event stream is judged, unreadable, at the end.
-  }
-
-  @Override
-  public void onBody(String body) {
-    this.body = body;
-  }
-
-  @Override
-  public void onEnd() {
-    if (finished) {
-      return;
-    }
+  public void onAnswer(int status, String body) {
     if (status != 200) {
       String message = dialect.errorMessage(body);
       fail("engine " + engine.iid() + " answered its tokenize route with HTTP " + status
@@ -100,44 +73,27 @@ final class PromptCountLeg implements ExchangeHandler {
       fail("engine " + engine.iid() + " sent an unreadable count: " + e.getMessage(), false);
       return;
     }
-    finish();
     result.complete(count);
   }
 
   @Override
   public void onFailure(TransportFailure failure) {
-    if (!finished) {
-      fail("engine " + engine.iid() + " could not be asked for a count: " + failure.getMessage(), false);
-    }
+    fail("engine " + engine.iid() + " could not be asked for a count: " + failure.getMessage(), false);
   }
 
-  private void onTimeout() {
-    if (finished) {
-      return;
-    }
-    if (exchange != null) {
-      exchange.cancel();
-    }
+  @Override
+  public void onTimeout() {
     fail("engine " + engine.iid() + " did not count the prompt within " + Durations.describe(timeoutNanos)
         + " (engine.tokenize_timeout_s)", true);
   }
 
   private void abandon() {
-    if (!finished) {
-      finish();
-      if (exchange != null) {
-        exchange.cancel();
-      }
+    if (exchange != null) {
+      exchange.abandon();
     }
   }
 
   private void fail(String message, boolean timedOut) {
-    finish();
     result.completeExceptionally(new PromptCountFailure(message, timedOut));
-  }
-
-  private void finish() {
-    finished = true;
-    timeout.cancel();
   }
 }
