@@ -41,7 +41,7 @@ class RoundsTest {
     assertThat(pooled.proxyPeakRssMb()).isEqualTo(190);
     assertThat(pooled.otherCpuCores()).isCloseTo(0.16, within(1e-9));
     assertThat(pooled.noisy()).as("one noisy round makes the row noisy").isTrue();
-    assertThat(pooled.otherTopProcesses()).isEqualTo("java 0.25");
+    assertThat(pooled.otherTopProcesses()).isEqualTo("noisiest round 0.30: java 0.25");
     assertThat(pooled.errors()).isEqualTo(1);
     assertThat(pooled.errorKinds()).containsEntry("timeout", 1L);
     assertThat(pooled.firstError()).isEqualTo("timeout: stream 7");
