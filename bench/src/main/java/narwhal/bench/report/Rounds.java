@@ -2,6 +2,7 @@ package narwhal.bench.report;
 
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import org.HdrHistogram.Histogram;
@@ -70,7 +71,7 @@ public final class Rounds {
     // The noisiest round names the other tenants, with its own figure: a row is noisy when any of
     // its rounds was, though the pooled figure may be below the threshold.
     ArmLevel noisiest = rounds.stream().max(Comparator.comparingDouble(ArmLevel::otherCpuCores)).orElseThrow();
-    String top = String.format(java.util.Locale.ROOT, "noisiest round %.2f%s", noisiest.otherCpuCores(),
+    String top = String.format(Locale.ROOT, "noisiest round %.2f%s", noisiest.otherCpuCores(),
         noisiest.otherTopProcesses().isEmpty() ? "" : ": " + noisiest.otherTopProcesses());
     return new ArmLevel(first.arm(), first.level(), first.engineStyle(), window, completed, tokens,
         completed / window, tokens / window,

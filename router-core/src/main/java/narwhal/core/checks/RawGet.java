@@ -48,13 +48,14 @@ final class RawGet implements OneShotExchange.Outcome {
    */
   static CompletableFuture<Reply> fetch(EngineTransport transport, URI base, EngineHttpRequest request,
       ExchangeOptions options, long timeoutNanos, String timeoutKey, Scheduler loop) {
-    RawGet get = new RawGet(timeoutNanos, timeoutKey, request.method() + " " + withoutCredentials(base) + request.path());
+    String target = request.method() + " " + withoutCredentials(base) + request.path();
+    RawGet get = new RawGet(timeoutNanos, timeoutKey, target);
     loop.runInLoop(() -> {
       try {
         OneShotExchange.start(transport, base, request, options, timeoutNanos, loop, get);
       } catch (IllegalArgumentException e) {
         // e.g. a URL scheme the transport cannot speak: a configuration problem.
-        get.fail("cannot send " + get.target + ": " + e.getMessage());
+        get.fail("cannot send " + target + ": " + e.getMessage());
       }
     });
     return get.result;
