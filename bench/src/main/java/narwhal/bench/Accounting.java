@@ -32,8 +32,16 @@ final class Accounting implements Phases {
   private final Optional<Path> heapCounters;
   private final OtherTenants others;
   private OtherTenants.@Nullable Reading noise;
+  /** The JIT compiler threads of a HotSpot JVM, by the names it gives them. */
+  private static final List<String> COMPILER_THREADS = List.of("C1 CompilerThre", "C2 CompilerThre");
+
+  private final long jvmPid;
   private double proxyCpu0;
   private double proxyCpu1;
+  private double proxyUser0;
+  private double proxyUser1;
+  private double jit0;
+  private double jit1;
   private double enginesCpu0;
   private double enginesCpu1;
   private double selfCpu0;
@@ -52,6 +60,7 @@ final class Accounting implements Phases {
     this.others = others;
     this.proxyPids = proxyPids;
     this.enginePids = enginePids;
+    this.jvmPid = jvmPid;
     this.heapCounters = jvmPid > 0 ? HsPerfData.find(Path.of("/tmp"), jvmPid) : Optional.empty();
   }
 
@@ -59,6 +68,8 @@ final class Accounting implements Phases {
   public void windowOpened() {
     others.open();
     proxyCpu0 = probe.cpuSeconds(proxyPids);
+    proxyUser0 = probe.userSeconds(proxyPids);
+    jit0 = jvmPid > 0 ? probe.threadCpuSeconds(jvmPid, COMPILER_THREADS) : 0;
     enginesCpu0 = probe.cpuSeconds(enginePids);
     selfCpu0 = probe.cpuSeconds(List.of(SELF));
     sample();
@@ -86,6 +97,8 @@ final class Accounting implements Phases {
   public void windowClosed() {
     sample();
     proxyCpu1 = probe.cpuSeconds(proxyPids);
+    proxyUser1 = probe.userSeconds(proxyPids);
+    jit1 = jvmPid > 0 ? probe.threadCpuSeconds(jvmPid, COMPILER_THREADS) : 0;
     enginesCpu1 = probe.cpuSeconds(enginePids);
     selfCpu1 = probe.cpuSeconds(List.of(SELF));
     noise = others.close();
@@ -116,6 +129,7 @@ final class Accounting implements Phases {
         enginesCpu1 - enginesCpu0, selfCpu1 - selfCpu0,
         run.stats().errors(), run.stats().errorKinds(), run.stats().firstError(),
         n == null ? Double.NaN : n.otherCores(), n != null && n.noisy(), n == null ? "" : n.describeTop(),
-        n == null ? Double.NaN : n.softirqCores(), n == null ? Double.NaN : n.stealCores());
+        n == null ? Double.NaN : n.softirqCores(), n == null ? Double.NaN : n.stealCores(),
+        proxyUser1 - proxyUser0, jvmPid > 0 ? jit1 - jit0 : Double.NaN);
   }
 }

@@ -147,6 +147,11 @@ final class SweepReport {
         md.append('\n');
       }
     }
+    String breakdown = MarkdownReport.cpuBreakdown(styleRows);
+    if (!breakdown.isEmpty()) {
+      md.append("Proxy CPU in user mode, and the router's JIT compiler threads, as shares of its CPU: ")
+          .append(breakdown).append("\n\n");
+    }
     String harnessSide = MarkdownReport.harnessCpuPerRequest(styleRows);
     if (!harnessSide.isEmpty()) {
       md.append("Engines' and load generator's CPU per completed request (ms), the other side of every hop: ")

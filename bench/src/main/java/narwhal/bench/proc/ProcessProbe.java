@@ -47,6 +47,38 @@ public final class ProcessProbe {
     return (double) ticks / ticksPerSecond;
   }
 
+  /** User-mode CPU seconds of {@code pids} together (the rest of {@link #cpuSeconds} is the kernel's). */
+  public double userSeconds(List<Long> pids) {
+    long ticks = 0;
+    for (long pid : pids) {
+      ticks += stat(pid).utimeTicks();
+    }
+    return (double) ticks / ticksPerSecond;
+  }
+
+  /**
+   * User + system CPU seconds of {@code pid}'s threads whose name ({@code /proc/<pid>/task/<tid>/stat})
+   * starts with one of {@code namePrefixes}; a thread that ends while being read is left out.
+   */
+  public double threadCpuSeconds(long pid, List<String> namePrefixes) {
+    long ticks = 0;
+    try (Stream<Path> tasks = Files.list(proc.resolve(pid + "/task"))) {
+      for (Path task : (Iterable<Path>) tasks::iterator) {
+        try {
+          ProcStat s = ProcStat.parse(read(task.resolve("stat")));
+          if (namePrefixes.stream().anyMatch(s.comm()::startsWith)) {
+            ticks += s.cpuTicks();
+          }
+        } catch (UncheckedIOException | IllegalArgumentException e) {
+          // ended while we looked
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return (double) ticks / ticksPerSecond;
+  }
+
   /** The machine's CPU time by kind ({@code /proc/stat}), in clock ticks. */
   public MachineCpu machineCpu() {
     return MachineCpu.parse(read(proc.resolve("stat")));

@@ -17,6 +17,10 @@ import java.util.Map;
  * @param otherTopProcesses the other processes that used the most, with their cores
  * @param softirqCores software-interrupt time, whoever's, per second of window (diagnostic)
  * @param stealCores time the hypervisor ran someone else on the VM's CPUs, per second of window
+ * @param proxyUserCpuSeconds the part of {@code proxyCpuSeconds} spent in user mode (the rest is
+ *     the kernel's: system calls, and the wake-ups they pay for)
+ * @param jitCpuSeconds the router JVM's JIT compiler threads' share of {@code proxyCpuSeconds}:
+ *     compilation still going on in the window, not relay work; NaN for nginx and direct
  */
 public record ArmLevel(
     String arm,
@@ -47,7 +51,9 @@ public record ArmLevel(
     boolean noisy,
     String otherTopProcesses,
     double softirqCores,
-    double stealCores) {
+    double stealCores,
+    double proxyUserCpuSeconds,
+    double jitCpuSeconds) {
 
   public static final String CHUNKED = "chunked";
   public static final String CLOSE = "close";

@@ -112,6 +112,31 @@ public final class MarkdownReport {
     return String.join("; ", parts);
   }
 
+  /**
+   * Where each proxy's CPU went, per level: the share spent in user mode (the rest is system
+   * calls and the wake-ups they pay for) and, for the router, the share its JIT compiler threads
+   * took (compilation still going on in the window, which a router running for days no longer pays).
+   */
+  public static String cpuBreakdown(List<ArmLevel> rows) {
+    Map<Double, List<String>> byLevel = new LinkedHashMap<>();
+    for (ArmLevel r : rows) {
+      if (r.hasProxy() && r.proxyCpuSeconds() > 0) {
+        String part = r.arm() + " user " + percent(r.proxyUserCpuSeconds() / r.proxyCpuSeconds());
+        if (!Double.isNaN(r.jitCpuSeconds())) {
+          part += ", JIT " + percent(r.jitCpuSeconds() / r.proxyCpuSeconds());
+        }
+        byLevel.computeIfAbsent(r.level(), l -> new ArrayList<>()).add(part);
+      }
+    }
+    List<String> parts = new ArrayList<>();
+    byLevel.forEach((level, arms) -> parts.add(level(level) + ": " + String.join("; ", arms)));
+    return String.join(" | ", parts);
+  }
+
+  private static String percent(double fraction) {
+    return f(100 * fraction, 0) + "%";
+  }
+
   private static String added(ArmLevel r, Optional<ArmLevel> direct, boolean ttft) {
     if (!r.arm().equals("narwhal") || direct.isEmpty()) {
       return "–";

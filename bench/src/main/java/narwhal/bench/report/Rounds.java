@@ -40,6 +40,8 @@ public final class Rounds {
     double other = 0;
     double softirq = 0;
     double steal = 0;
+    double user = 0;
+    double jit = 0;
     double rss = 0;
     double peakRss = 0;
     double heapUsed = -1;
@@ -58,6 +60,8 @@ public final class Rounds {
       other += r.otherCpuCores() * r.windowSeconds();
       softirq += r.softirqCores() * r.windowSeconds();
       steal += r.stealCores() * r.windowSeconds();
+      user += r.proxyUserCpuSeconds();
+      jit += r.jitCpuSeconds();
       rss = Math.max(rss, r.proxyRssMb());
       peakRss = Math.max(peakRss, r.proxyPeakRssMb());
       heapUsed = Math.max(heapUsed, r.heapUsedMaxMb());
@@ -80,7 +84,7 @@ public final class Rounds {
         completed == 0 ? Double.NaN : proxyCpu * 1000.0 / completed,
         tokens == 0 ? Double.NaN : proxyCpu * 100_000.0 / tokens,
         rss, peakRss, heapUsed, heapCommitted, engines, generator, errors, errorKinds, firstError,
-        other / window, noisy, top, softirq / window, steal / window);
+        other / window, noisy, top, softirq / window, steal / window, user, jit);
   }
 
   /** A percentile of a microsecond histogram in milliseconds; NaN when it is empty. */

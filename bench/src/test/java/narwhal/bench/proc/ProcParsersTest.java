@@ -59,6 +59,19 @@ class ProcParsersTest {
     assertThat(probe.cpuSeconds(group)).isEqualTo(5.5);
     assertThat(probe.memory(group).vmRssKb()).isEqualTo(4000);
     assertThat(probe.memory(group).vmHwmKb()).isEqualTo(6000);
+    assertThat(probe.userSeconds(group)).isEqualTo(4.0);
+  }
+
+  @Test
+  void probe_sumsTheCpuOfNamedThreads(@TempDir Path proc) throws Exception {
+    Path tasks = Files.createDirectories(proc.resolve("20/task"));
+    for (String[] t : new String[][] {{"20", "java"}, {"21", "C2 CompilerThre"}, {"22", "C1 CompilerThre"},
+        {"23", "multiThreadIoEv"}}) {
+      Path dir = Files.createDirectories(tasks.resolve(t[0]));
+      Files.writeString(dir.resolve("stat"), t[0] + " (" + t[1] + ") S 1 20 20 0 -1 0 0 0 0 0 " + t[0] + " 10 0 0 20 0 1 0 0 0 0\n");
+    }
+    ProcessProbe probe = new ProcessProbe(proc, 100);
+    assertThat(probe.threadCpuSeconds(20, List.of("C1 CompilerThre", "C2 CompilerThre"))).isEqualTo(0.63);
   }
 
   @Test

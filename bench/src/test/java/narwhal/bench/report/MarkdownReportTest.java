@@ -15,7 +15,8 @@ class MarkdownReportTest {
       double otherCores) {
     return new ArmLevel(arm, level, style, 10, 100, 6400, 10, 640, ttft50, ttft99, 20, 25, 1, 10, cpuPerTok, 100, 120,
         arm.equals("narwhal") ? 40 : -1, arm.equals("narwhal") ? 1024 : -1, 2, 3, 0, Map.of(), "", otherCores,
-        otherCores > ArmLevel.NOISY_CORES, otherCores > 0.3 ? "java 0.30" : "", 0.01, 0);
+        otherCores > ArmLevel.NOISY_CORES, otherCores > 0.3 ? "java 0.30" : "", 0.01, 0, 0.25,
+        arm.equals("narwhal") ? 0.05 : Double.NaN);
   }
 
   private static ArmLevel row(String arm, double level, double ttft50, double ttft99, double cpuPerTok) {

@@ -15,7 +15,8 @@ class RoundsTest {
     return new ArmLevel("narwhal", 64, ArmLevel.CHUNKED, seconds, completed, tokens, completed / seconds,
         tokens / seconds, 1, 2, 3, 4, proxyCpu, proxyCpu * 1000 / completed, proxyCpu * 100_000 / tokens, peakRss - 10,
         peakRss, 50, 128, 2, 1, completed == 100 ? 1 : 0, completed == 100 ? Map.of("timeout", 1L) : Map.of(),
-        completed == 100 ? "timeout: stream 7" : "", other, other > ArmLevel.NOISY_CORES, top, 0.1, 0);
+        completed == 100 ? "timeout: stream 7" : "", other, other > ArmLevel.NOISY_CORES, top, 0.1, 0,
+        proxyCpu / 2, proxyCpu / 10);
   }
 
   @Test
@@ -42,6 +43,8 @@ class RoundsTest {
     assertThat(pooled.otherCpuCores()).isCloseTo(0.16, within(1e-9));
     assertThat(pooled.noisy()).as("one noisy round makes the row noisy").isTrue();
     assertThat(pooled.otherTopProcesses()).isEqualTo("noisiest round 0.30: java 0.25");
+    assertThat(pooled.proxyUserCpuSeconds()).isCloseTo(2.0, within(1e-9));
+    assertThat(pooled.jitCpuSeconds()).isCloseTo(0.4, within(1e-9));
     assertThat(pooled.errors()).isEqualTo(1);
     assertThat(pooled.errorKinds()).containsEntry("timeout", 1L);
     assertThat(pooled.firstError()).isEqualTo("timeout: stream 7");
@@ -51,6 +54,13 @@ class RoundsTest {
   void oneRoundIsItsOwnRow() {
     ArmLevel only = window(10, 100, 1_000, 1.0, 0.02, "", 180);
     assertThat(Rounds.pool(List.of(only), new Histogram(3), new Histogram(3))).isSameAs(only);
+  }
+
+  @Test
+  void cpuBreakdownGivesUserModeAndJitSharesOfEachProxysCpu() {
+    // window(): proxy CPU 1 s, of which user 0.5 s and JIT 0.1 s.
+    assertThat(MarkdownReport.cpuBreakdown(List.of(window(10, 100, 1_000, 1, 0, "", 1))))
+        .isEqualTo("64: narwhal user 50%, JIT 10%");
   }
 
   @Test
