@@ -30,8 +30,8 @@ import org.jspecify.annotations.Nullable;
  * {@code bench sweep}: the three arms against the same engines, level by level, the arms
  * interleaved within each level (direct, narwhal, nginx, then the next level) so drifting machine
  * noise lands on all of them alike; with {@code --rounds N} each level repeats that N times in
- * rotated order and pools each arm's windows ({@link Rounds}). Closed-loop concurrency levels by default; {@code --rates}
- * switches to open-loop Poisson arrivals at those rates.
+ * rotated order and pools each arm's windows ({@link Rounds}). Closed-loop concurrency levels by
+ * default; {@code --rates} switches to open-loop Poisson arrivals at those rates.
  *
  * <p>The engines first frame their streams chunked on keep-alive connections (what vLLM sends);
  * then the harness switches them to close-delimited streams ({@code POST /admin/framing}), where
