@@ -40,8 +40,11 @@ final class OutcomeRecorder {
 
   void record(RequestOutcome outcome) {
     Map<String, Object> row = outcome.journalRow(runId);
-    journal.record(row);
+    // Counted before the row is handed to the journal's writer thread: whoever reads a row from
+    // the file and then scrapes /metrics finds it counted (the other order left a window in which
+    // the row was on disk and the counter not yet moved; MetricsTest hit it under CI load).
     metrics.record(outcome);
+    journal.record(row);
     boolean warn = outcome.terminal() == Terminal.FAILED || outcome.terminal() == Terminal.EXPIRED;
     if (warn ? log.isWarnEnabled() : log.isDebugEnabled()) {
       // The row's fields go as key-value pairs: the JSON format writes them as fields of the line,
