@@ -112,7 +112,7 @@ final class AdaptiveReport {
   /** {@code ≥ g} when the sweep never missed, {@code below r} when it missed at its lowest rate, else {@code g}. */
   static String goodputCell(List<RunResult> sweep, double goodput) {
     if (goodput == 0 && !sweep.isEmpty()) {
-      double lowest = sweep.stream().mapToDouble(RunResult::rate).min().orElse(0);
+      double lowest = sweep.stream().mapToDouble(RunResult::rate).min().orElseThrow();
       return String.format(Locale.ROOT, "below %.1f", lowest);
     }
     return String.format(Locale.ROOT, "%s%.2f", Goodput.openEnded(sweep) ? "≥ " : "", goodput);

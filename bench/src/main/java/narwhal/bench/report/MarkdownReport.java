@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * The results table: one row per level and arm, with Narwhal's added TTFT and inter-token latency
@@ -100,16 +102,8 @@ public final class MarkdownReport {
    * requests per second: an arm whose traffic costs them more per request completes fewer.
    */
   public static String harnessCpuPerRequest(List<ArmLevel> rows) {
-    Map<Double, List<String>> byLevel = new LinkedHashMap<>();
-    for (ArmLevel r : rows) {
-      if (r.completed() > 0) {
-        double ms = (r.enginesCpuSeconds() + r.generatorCpuSeconds()) * 1000.0 / r.completed();
-        byLevel.computeIfAbsent(r.level(), l -> new ArrayList<>()).add(r.arm() + " " + f(ms, 2));
-      }
-    }
-    List<String> parts = new ArrayList<>();
-    byLevel.forEach((level, arms) -> parts.add(level(level) + ": " + String.join(", ", arms)));
-    return String.join("; ", parts);
+    return perLevel(rows, r -> r.completed() > 0, r -> r.arm() + " "
+        + f((r.enginesCpuSeconds() + r.generatorCpuSeconds()) * 1000.0 / r.completed(), 2), ", ", "; ");
   }
 
   /**
@@ -118,19 +112,26 @@ public final class MarkdownReport {
    * took (compilation still going on in the window, which a router running for days no longer pays).
    */
   public static String cpuBreakdown(List<ArmLevel> rows) {
+    return perLevel(rows, r -> r.hasProxy() && r.proxyCpuSeconds() > 0, r -> {
+      String part = r.arm() + " user " + percent(r.proxyUserCpuSeconds() / r.proxyCpuSeconds());
+      return Double.isNaN(r.jitCpuSeconds())
+          ? part
+          : part + ", JIT " + percent(r.jitCpuSeconds() / r.proxyCpuSeconds());
+    }, "; ", " | ");
+  }
+
+  /** "level: part, part; level: …": one {@code part} per row that {@code counts}, grouped by level in row order. */
+  private static String perLevel(List<ArmLevel> rows, Predicate<ArmLevel> counts, Function<ArmLevel, String> part,
+      String betweenArms, String betweenLevels) {
     Map<Double, List<String>> byLevel = new LinkedHashMap<>();
     for (ArmLevel r : rows) {
-      if (r.hasProxy() && r.proxyCpuSeconds() > 0) {
-        String part = r.arm() + " user " + percent(r.proxyUserCpuSeconds() / r.proxyCpuSeconds());
-        if (!Double.isNaN(r.jitCpuSeconds())) {
-          part += ", JIT " + percent(r.jitCpuSeconds() / r.proxyCpuSeconds());
-        }
-        byLevel.computeIfAbsent(r.level(), l -> new ArrayList<>()).add(part);
+      if (counts.test(r)) {
+        byLevel.computeIfAbsent(r.level(), l -> new ArrayList<>()).add(part.apply(r));
       }
     }
     List<String> parts = new ArrayList<>();
-    byLevel.forEach((level, arms) -> parts.add(level(level) + ": " + String.join("; ", arms)));
-    return String.join(" | ", parts);
+    byLevel.forEach((level, arms) -> parts.add(level(level) + ": " + String.join(betweenArms, arms)));
+    return String.join(betweenLevels, parts);
   }
 
   private static String percent(double fraction) {
