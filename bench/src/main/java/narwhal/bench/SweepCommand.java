@@ -182,6 +182,14 @@ final class SweepCommand {
     private final boolean open;
     private final Duration warmup = Duration.ofMillis((long) (f.warmupS * 1000));
     private final Duration measure = Duration.ofMillis((long) (f.measureS * 1000));
+    /**
+     * Streams start 2 ms apart (up to {@code --ramp-s}), so a level's starts spread over about one
+     * request's lifetime there: at 4,096 streams a request lives ≈ 8 s (64 tokens at ≈ 120 ms
+     * apart on saturated engines), and streams started within 2 s (the old ramp) finish in waves
+     * 8 s apart, so a 10-s window caught one wave or two and read 240 or 480 req/s for the same
+     * arm (run 20261202-052522). Lower levels' requests live ≈ 1.3–2 s and their ramps stay short.
+     */
+    private static final int RAMP_MS_PER_STREAM = 2;
     private final double maxRamp = f.rampS;
     private final Duration timeout = Duration.ofSeconds(f.timeoutS);
     private final int warmStreams = f.warmStreams;
@@ -283,7 +291,7 @@ final class SweepCommand {
         return generator.openLoop(arm, workload, stack.targets, level, a.seed, a.maxInFlight, shape, phases);
       }
       int c = (int) level;
-      Duration ramp = Duration.ofMillis((long) Math.min(maxRamp * 1000, c));
+      Duration ramp = Duration.ofMillis((long) Math.min(maxRamp * 1000, c * RAMP_MS_PER_STREAM));
       return generator.closedLoop(arm, workload, stack.targets, c, LoadShape.of(ramp, warmup, measure, timeout),
           phases);
     }

@@ -54,8 +54,9 @@ final class SweepFlags {
   @Option(names = "--measure-s", paramLabel = "S", description = "measurement window (default ${DEFAULT-VALUE})")
   double measureS = 10;
 
-  @Option(names = "--ramp-s", paramLabel = "S", description = "longest ramp to a level (default ${DEFAULT-VALUE})")
-  double rampS = 2;
+  @Option(names = "--ramp-s", paramLabel = "S",
+      description = "longest ramp to a level; streams start 2 ms apart up to it (default ${DEFAULT-VALUE})")
+  double rampS = 10;
 
   @Option(names = "--timeout-s", paramLabel = "S", description = "per-stream timeout (default ${DEFAULT-VALUE})")
   int timeoutS = 120;
