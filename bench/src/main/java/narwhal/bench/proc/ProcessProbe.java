@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToLongFunction;
 import java.util.stream.Stream;
 
 /**
@@ -40,18 +41,18 @@ public final class ProcessProbe {
 
   /** User + system CPU seconds of {@code pids} together. */
   public double cpuSeconds(List<Long> pids) {
-    long ticks = 0;
-    for (long pid : pids) {
-      ticks += stat(pid).cpuTicks();
-    }
-    return (double) ticks / ticksPerSecond;
+    return seconds(pids, ProcStat::cpuTicks);
   }
 
   /** User-mode CPU seconds of {@code pids} together (the rest of {@link #cpuSeconds} is the kernel's). */
   public double userSeconds(List<Long> pids) {
+    return seconds(pids, ProcStat::utimeTicks);
+  }
+
+  private double seconds(List<Long> pids, ToLongFunction<ProcStat> ticksOf) {
     long ticks = 0;
     for (long pid : pids) {
-      ticks += stat(pid).utimeTicks();
+      ticks += ticksOf.applyAsLong(stat(pid));
     }
     return (double) ticks / ticksPerSecond;
   }
