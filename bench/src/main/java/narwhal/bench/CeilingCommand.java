@@ -120,7 +120,7 @@ final class CeilingCommand implements Callable<Integer> {
         FlagValues.words(engineJavaOpts), routerOpts, streams + 1000, true, false, "nginx",
         "auto", 19_000, repo, routerJar, dir,
         // The ceiling measures memory per stream, not latency: every process may use every core.
-        Pinning.unpinned(Pinning.allowedCpus(), "the ceiling is not pinned"), true);
+        Pinning.unpinned(Pinning.allowedCpus(), "the ceiling is not pinned"));
     ProcessProbe probe = ProcessProbe.system();
     MachineInfo machine = MachineInfo.detect("", env.openFilesLimit());
     Stack.log("ceiling: " + streams + " streams of " + outputTokens + " tokens every " + sim.itlMs() + " ms ("

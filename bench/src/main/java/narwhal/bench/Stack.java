@@ -39,8 +39,7 @@ final class Stack implements AutoCloseable {
   /** @param pinning which CPUs the proxies (router, nginx) and the engines run on */
   record Settings(int prefillEngines, int decodeEngines, SimSettings sim, List<String> engineJvmOptions,
       String routerJavaOptions, int routerMaxConnections, boolean withRouter, boolean withNginx, String nginx,
-      String nginxWorkers, int nginxOpenFiles, Path repo, @Nullable Path routerJar, Path dir, Pinning pinning,
-      boolean routerTokenize) {}
+      String nginxWorkers, int nginxOpenFiles, Path repo, @Nullable Path routerJar, Path dir, Pinning pinning) {}
 
   static Stack start(Settings s, String java, String classpath) {
     Path logs = s.dir().resolve("logs");
@@ -53,7 +52,7 @@ final class Stack implements AutoCloseable {
       if (s.withRouter()) {
         int port = Ports.free();
         Path fleet = FleetFile.write(s.dir().resolve("fleet.json"), s.sim().model(), engines.prefillTargets(),
-            engines.decodeTargets(), s.routerMaxConnections(), s.routerTokenize());
+            engines.decodeTargets(), s.routerMaxConnections());
         log("starting the router (narwhal serve, JVM options " + s.routerJavaOptions() + ") on " + port);
         router = RouterProcess.start(s.repo(), s.routerJar(), java, fleet, port, s.routerJavaOptions(),
             s.pinning().proxyCommandPrefix(), logs.resolve("router.log"));

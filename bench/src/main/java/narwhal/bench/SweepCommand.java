@@ -102,7 +102,7 @@ final class SweepCommand {
     Stack.Settings settings = new Stack.Settings(f.prefillEngines, f.decodeEngines, sim,
         FlagValues.words(f.engineJavaOpts), routerOptions.options(),
         20_000, arms.contains(Arm.NARWHAL), arms.contains(Arm.NGINX), nginx, nginxWorkers,
-        19_000, repo, f.routerJar, dir, pinning, FlagValues.onOff("--tokenize", f.tokenize));
+        19_000, repo, f.routerJar, dir, pinning);
     ProcessProbe probe = ProcessProbe.system();
     MachineInfo machine = MachineInfo.detect(arms.contains(Arm.NGINX) ? env.nginxVersion(nginx) : "",
         env.openFilesLimit());

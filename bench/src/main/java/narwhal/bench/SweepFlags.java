@@ -68,12 +68,6 @@ final class SweepFlags {
       description = "the router's JVM options (default: the options in <repo>/bin/jvm.options, as bin/narwhal)")
   @Nullable String routerJavaOpts;
 
-  @Option(names = "--tokenize", paramLabel = "on|off", description = {
-      "the router's engine.tokenize: on (the default, what a fleet file without the key does) asks the prefill "
-          + "engine for each text prompt's exact token count before placing it, one more engine exchange per "
-          + "request; off estimates the count from the prompt's length"})
-  String tokenize = "on";
-
   @Option(names = "--engine-java-opts", paramLabel = "'...'", description = "default ${DEFAULT-VALUE}")
   String engineJavaOpts = "-Xms256m -Xmx1g";
 

@@ -98,6 +98,17 @@ public interface EngineDialect {
   }
 
   /**
+   * The prompt's size in tokens as the producer reported it in its successful (HTTP 200) prefill
+   * answer (OpenAI-style engines: {@code usage.prompt_tokens}), or 0 when it reported none.
+   * Optional: the default is 0. It never fails a leg (an unreadable count is 0) and decides
+   * nothing: it is what the journal's {@code input_len} reports for a prompt the router only
+   * estimated, since every request's prefill answer carries it at no extra cost.
+   */
+  default long readPrefillPromptTokens(String body) {
+    return 0;
+  }
+
+  /**
    * The request asking the engine how many tokens {@code request}'s prompt is, as the engine will
    * see it (its tokenizer and, for chat, its chat template), or null when the engine family has no
    * such route or cannot count this prompt's shape. The router then estimates the count from

@@ -72,6 +72,17 @@ public final class PrefillResult {
     return completedNanos;
   }
 
+  /** The prompt's size in tokens as the producer's answer reported it; 0 when it reported none. */
+  public long promptTokens() {
+    return proto.getPromptTokens();
+  }
+
+  /** This result with the prompt size the producer's answer reported ({@link #promptTokens()}). */
+  public PrefillResult withPromptTokens(long promptTokens) {
+    return new PrefillResult(proto.toBuilder().setPromptTokens(promptTokens).build(), parametersJson,
+        legStartedNanos, completedNanos);
+  }
+
   /** The handoff's age at {@code nowNanos}, counted from the start of the producer HTTP leg. */
   public long ageNanos(long nowNanos) {
     return nowNanos - legStartedNanos;

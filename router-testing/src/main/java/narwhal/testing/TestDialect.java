@@ -9,6 +9,7 @@ import java.util.Map;
 import narwhal.config.EngineRole;
 import narwhal.config.EngineSpec;
 import narwhal.openai.Json;
+import narwhal.openai.AnswerUsage;
 import narwhal.openai.ModelLists;
 import narwhal.openai.OpenAiErrorBodies;
 import narwhal.openai.OpenAiRequestCodec;
@@ -68,6 +69,12 @@ public final class TestDialect implements EngineDialect {
     }
     body.putObject(HANDOFF).put("produce", true);
     return post(request.getRoute(), body, backendRequestId);
+  }
+
+  /** {@code usage.prompt_tokens}, as every OpenAI-compatible answer carries it. */
+  @Override
+  public long readPrefillPromptTokens(String body) {
+    return AnswerUsage.promptTokens(body);
   }
 
   @Override

@@ -19,21 +19,14 @@ class GeneratedConfigTest {
   @Test
   void fleetFile_isAcceptedByTheRoutersOwnParser() throws Exception {
     FleetConfig config =
-        FleetFileParser.parse(FleetFile.render("narwhal-sim", PREFILL, DECODE, 9000, true), name -> null);
+        FleetFileParser.parse(FleetFile.render("narwhal-sim", PREFILL, DECODE, 9000), name -> null);
     assertThat(config.model()).isEqualTo("narwhal-sim");
     assertThat(config.engines()).hasSize(3);
     assertThat(config.serving().admission()).isEqualTo(AdmissionMode.OPEN);
     assertThat(config.engines()).allSatisfy(e -> assertThat(e.pin()).isTrue());
     assertThat(narwhal.core.checks.ProfileGate.use(config)).as("nothing prices with profiles").isNull();
     assertThat(config.serving().maxConnections()).isEqualTo(9000);
-    assertThat(config.engine().tokenize()).as("the router's default: prompts counted by the engine").isTrue();
-  }
-
-  @Test
-  void tokenizeOff_isWrittenForTheRoutersParser() throws Exception {
-    FleetConfig config =
-        FleetFileParser.parse(FleetFile.render("narwhal-sim", PREFILL, DECODE, 9000, false), name -> null);
-    assertThat(config.engine().tokenize()).isFalse();
+    assertThat(config.engine().tokenize()).as("the router's default").isTrue();
   }
 
   @Test

@@ -41,7 +41,7 @@ class ClosedLoopEndToEndTest {
     List<HttpTarget> p = List.of(HttpTarget.of(prefill.baseUrl()));
     List<HttpTarget> d = List.of(HttpTarget.of(decode.baseUrl()));
     // The router runs on exactly the fleet file the bench generates.
-    router = RouterServer.start(FleetFileParser.parse(FleetFile.render("narwhal-sim", p, d, 100, true), name -> null),
+    router = RouterServer.start(FleetFileParser.parse(FleetFile.render("narwhal-sim", p, d, 100), name -> null),
         "127.0.0.1", 0, null);
     targets = new Targets(p, d, new HttpTarget("127.0.0.1", router.port()), null);
   }

@@ -44,6 +44,11 @@ public final class PredictiveAdmission {
     return enabled;
   }
 
+  /** True when a request placed on {@code engine} would be priced: predictive admission and a profile. */
+  public boolean prices(EngineState engine) {
+    return enabled && cost.profiled(engine);
+  }
+
   /** The TTFT budget: {@code slo.ttft_s · (1 + serving.admission_margin)}. */
   public double budgetS() {
     return ttftS * (1 + margin);

@@ -96,8 +96,9 @@ final class PrefillLeg implements OneShotExchange.Outcome {
           EngineFailures.fromStatus(Phase.PREFILL, producer.iid(), status, dialect.errorMessage(body)));
       return;
     }
+    long promptTokens = Math.max(0, dialect.readPrefillPromptTokens(body));
     if (planned != null) {
-      result.complete(planned);
+      result.complete(promptTokens > 0 ? planned.withPromptTokens(promptTokens) : planned);
       return;
     }
     KvHandoffDescriptor descriptor;
@@ -114,6 +115,7 @@ final class PrefillLeg implements OneShotExchange.Outcome {
         .setEndpoint(httpRequest.path())
         .setBackendRequestId(leg.backendId())
         .setRoute(request.getRoute())
+        .setPromptTokens(promptTokens)
         .build();
     result.complete(new PrefillResult(
         proto, dialect.transferParametersJson(descriptor), startedNanos, loop.nanoTime()));

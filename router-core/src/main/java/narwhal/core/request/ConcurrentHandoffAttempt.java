@@ -12,6 +12,7 @@ import narwhal.proto.v1.CompletionRequest;
 import narwhal.spi.Phase;
 import narwhal.spi.PrefillResult;
 import narwhal.time.Scheduler;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One attempt of a concurrent handoff (e.g. SGLang): the pair is placed up front and both legs
@@ -27,8 +28,12 @@ final class ConcurrentHandoffAttempt {
 
   /** What the request does with the producer's answer. */
   interface Producer {
-    /** The prefill leg answered 200 at {@code now}: the producer's part is done. */
-    void answered(long now);
+    /**
+     * The prefill leg answered 200 at {@code now}: the producer's part is done.
+     *
+     * @param promptTokens the prompt's size its answer reported, 0 when none
+     */
+    void answered(long now, long promptTokens);
 
     /** The prefill leg failed; the decode leg has already been ended with it. */
     void failed(EngineFailure failure);
@@ -74,18 +79,18 @@ final class ConcurrentHandoffAttempt {
     legs.prefillCall = pair.prefill();
     pair.prefill().whenComplete((result, error) -> {
       if (current.getAsBoolean() && legs.prefillCall == pair.prefill()) {
-        onPrefillDone(error, onProducer);
+        onPrefillDone(result, error, onProducer);
       }
     });
   }
 
-  private void onPrefillDone(Throwable error, Producer onProducer) {
+  private void onPrefillDone(@Nullable PrefillResult result, @Nullable Throwable error, Producer onProducer) {
     legs.prefillCall = null;
     legs.releasePrefill();
     long now = loop.nanoTime();
     timeline.concurrentPrefillDone(now);
     if (error == null) {
-      onProducer.answered(now);
+      onProducer.answered(now, result == null ? 0 : result.promptTokens());
       return;
     }
     EngineFailure failure = LegErrors.asEngineFailure(error, Phase.PREFILL);

@@ -16,8 +16,16 @@ import org.slf4j.LoggerFactory;
 /**
  * Sizes one request's prompt before admission prices it and its reservations weigh it. A token-id
  * prompt is counted here; text is counted exactly by an engine's tokenize route when {@code
- * engine.tokenize} is on, else estimated from {@code engine.chars_per_token} ({@link PromptSize}).
- * The count is asked of the engine placement would pick for prefill, never blocks the loop, is
+ * engine.tokenize} is on and something prices with the count, else estimated from {@code
+ * engine.chars_per_token} ({@link PromptSize}).
+ *
+ * <p>Why only when priced: the count is one more engine round trip on the path to the first token,
+ * and one more request the engine serves. Predictive admission on a profiled engine and priced
+ * placement decide with it; without them it would only weigh the reservations that balance
+ * least-resident-work placement, where the estimate does as well, and the journal's {@code
+ * input_len}, which takes the engine's own {@code usage.prompt_tokens} when it reports one.
+ *
+ * <p>The count is asked of the engine placement would pick for prefill, never blocks the loop, is
  * bounded by {@code engine.tokenize_timeout_s} (and by the request's deadline, which cancels it
  * through {@link #cancel}), and falls back to the estimate when the dialect has no route for the
  * prompt, the engine fails or is slow, or its route failed moments ago ({@link
@@ -82,7 +90,7 @@ final class PromptSizing {
       settle(request.getPrompt().getTokenIds().getIdsCount(), Sized.EXACT, done);
       return;
     }
-    if (!rt.settings().tokenize()) {
+    if (!rt.settings().tokenize() || !pricedWithCount(target)) {
       settle(estimate(), Sized.ESTIMATED, done);
       return;
     }
@@ -117,6 +125,16 @@ final class PromptSizing {
           + "count for {}: {}", target.iid(), Durations.describe(heldOff), cause.getMessage());
       fallBack(timedOut ? "timeout" : "error", done);
     });
+  }
+
+  /**
+   * True when a decision waits on the count: predictive admission would price the request on
+   * {@code target}, or placement ranks engines by their profiles.
+   */
+  private boolean pricedWithCount(EngineState target) {
+    return rt.predictive().prices(target)
+        || rt.placementCost().pricesPrefill(rt.fleet())
+        || rt.placementCost().pricesDecode(rt.fleet());
   }
 
   /** Abandons a count in progress; {@code done} will not run. */

@@ -227,6 +227,16 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   }
 
   /**
+   * The producer's own count of the prompt from its prefill answer (0: none): what the journal's
+   * {@code input_len} reports when the router only estimated, until a decode usage report replaces it.
+   */
+  private void producerReported(long promptTokens) {
+    if (promptTokens > 0) {
+      enginePromptTokens = promptTokens;
+    }
+  }
+
+  /**
    * Predictive admission, before the first attempt's dispatch only (a retry was admitted already):
    * prices the request on the producer placement chose and refuses it with 429 when the projected
    * time to first token is over the budget. True when it refused (and the request has ended).
@@ -297,6 +307,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     }
     long now = loop.nanoTime();
     ttftNanos = now - arrivalNanos;
+    producerReported(handoff.promptTokens());
     state = RequestState.HANDOFF;
     long bound = rt.settings().handoffBoundNanos();
     if (bound > 0 && handoff.ageNanos(now) > bound) {
@@ -355,8 +366,9 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
         () -> attempt == attempts && state != RequestState.DONE,
         new ConcurrentHandoffAttempt.Producer() {
           @Override
-          public void answered(long at) {
+          public void answered(long at, long promptTokens) {
             ttftNanos = at - arrivalNanos;
+            producerReported(promptTokens);
             blame.beforeSuccessOn(p.iid());
             rt.health().prefillSucceeded(p.iid());
           }

@@ -63,7 +63,7 @@ class ConcurrentHandoffTest {
     assertThat(r.residentDecode()).isEqualTo(1);
 
     r.loop.advanceMillis(30);
-    prefill.respond(200, "{\"choices\":[{\"text\":\"x\"}]}");
+    prefill.respond(200, "{\"choices\":[{\"text\":\"x\"}],\"usage\":{\"prompt_tokens\":9}}");
     assertThat(r.residentPrefill()).isZero();
 
     r.loop.advanceMillis(20);
@@ -72,7 +72,8 @@ class ConcurrentHandoffTest {
 
     assertThat(c.sink().log).containsExactly("start", "token:Hi", "token: there", "complete");
     assertThat(r.row()).containsEntry("terminal", "completed").containsEntry("ttft_s", 0.03)
-        .containsEntry("first_byte_s", 0.05).containsEntry("prefill_iid", "p1").containsEntry("decode_iid", "d1");
+        .containsEntry("first_byte_s", 0.05).containsEntry("prefill_iid", "p1").containsEntry("decode_iid", "d1")
+        .as("the producer's answer counted the prompt").containsEntry("input_len", 9L);
     assertThat(r.residentDecode()).isZero();
   }
 
@@ -228,6 +229,11 @@ class ConcurrentHandoffTest {
     @Override
     public KvHandoffDescriptor readPrefillResponse(String body, String connector) throws UnreadableHandoffException {
       throw new UnreadableHandoffException("the router plans this dialect's handoff");
+    }
+
+    @Override
+    public long readPrefillPromptTokens(String body) {
+      return openAi.readPrefillPromptTokens(body);
     }
 
     @Override

@@ -7,6 +7,7 @@ import java.util.Map;
 import narwhal.core.request.RouterFixture.Client;
 import narwhal.testing.OpenAiWire;
 import narwhal.testing.ScriptedTransport.Call;
+import narwhal.testing.TestDialectWire;
 import org.junit.jupiter.api.Test;
 
 /** The journal row's timing and size columns, on a manual clock. */
@@ -80,13 +81,24 @@ class RouterJournalRowTest {
   }
 
   @Test
+  void anEstimatedPrompt_takesInputLenFromTheProducersAnswer() {
+    Client c = r.submit(r.completionRequest());
+    r.prefillOk(r.call(0)); // its usage says prompt_tokens 5
+    r.call(1).sse().event(OpenAiWire.completionToken("a")).event("[DONE]").end();
+
+    assertThat(c.sink().log).endsWith("complete");
+    assertThat(r.row()).containsEntry("input_len", 5L).containsEntry("input_sized", "estimated");
+  }
+
+  @Test
   void aRequestThroughAFrontEndsView_isJournalledWithItsName() {
     RouterFixture.Client c = r.submit(r.router.forFrontEnd(narwhal.api.FrontEnd.GRPC), r.completionRequest());
-    r.prefillOk(r.call(0));
+    // A producer answer without usage, and no engine counted "hello": the row carries the router's
+    // estimate (5 characters at engine.chars_per_token 3.8, rounded up), and says so.
+    r.call(0).respond(200, TestDialectWire.prefillResponseFrom("engine-" + r.iidOf(r.call(0)))
+        .replace("\"usage\":{\"prompt_tokens\":5,\"total_tokens\":6,\"completion_tokens\":1},", ""));
     r.call(1).sse().event(OpenAiWire.completionToken("a")).event("[DONE]").end();
     assertThat(c.sink().log).endsWith("complete");
-    // No usage reported and no engine counted "hello": the row carries the router's estimate
-    // (5 characters at engine.chars_per_token 3.8, rounded up), and says so.
     assertThat(r.row()).containsEntry("front_end", "grpc").containsEntry("input_len", 2L)
         .containsEntry("input_sized", "estimated");
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 import com.codahale.metrics.Counter;
 import java.util.Map;
 import java.util.function.UnaryOperator;
+import narwhal.config.AdmissionMode;
 import narwhal.config.FleetConfig;
 import narwhal.config.SloConfig;
 import narwhal.core.metrics.SeriesName;
@@ -23,13 +24,27 @@ import org.junit.jupiter.api.Test;
  * is asked of the engine prefill placement would pick and is what admission prices and the
  * reservation weighs; a slow, failing or missing route falls back to the {@code chars_per_token}
  * estimate (counted by cause, and an engine whose route failed is not asked again for a second);
- * the request's deadline and its client going away cancel a count in flight.
+ * the request's deadline and its client going away cancel a count in flight. The count is asked
+ * only where something prices with it: these fleets are profiled unless a test says otherwise.
  */
 class RouterPromptCountTest {
 
   private static final String HELLO = "{\"model\":\"m\",\"prompt\":\"hello world\",\"max_tokens\":4,\"stream\":true}";
 
+  /** A router whose dialect counts prompts, over a fleet profiled so admission prices every request. */
   private static RouterFixture tokenizing(UnaryOperator<FleetConfig> tweak) {
+    return profiled(unprofiled(tweak));
+  }
+
+  private static RouterFixture profiled(RouterFixture r) {
+    for (String iid : new String[] {"p1", "p2", "d1", "d2"}) {
+      r.router.profiles().put(new EngineProfile(iid, null, new PrefillModel(0, 0.001, 0, 1, 100_000),
+          new DecodeModel(0.01, 0, 0, 1_000_000, 256), 0.01, 0.02));
+    }
+    return r;
+  }
+
+  private static RouterFixture unprofiled(UnaryOperator<FleetConfig> tweak) {
     return new RouterFixture(tweak.apply(RouterFixture.twoByTwo()), EngineDialects.of(new TokenizingTestDialect()));
   }
 
@@ -88,10 +103,6 @@ class RouterPromptCountTest {
   @Test
   void countingTime_isPartOfWhatAdmissionPrices() {
     RouterFixture r = tokenizing(c -> c.withSlo(SloConfig.of(1.0, 0.05)));
-    for (String iid : new String[] {"p1", "p2", "d1", "d2"}) {
-      r.router.profiles().put(new EngineProfile(iid, null, new PrefillModel(0, 0.001, 0, 1, 100_000),
-          new DecodeModel(0.01, 0, 0, 1_000_000, 256), 0.01, 0.02));
-    }
     Client c = r.submit(OpenAiWire.completions(HELLO));
     r.loop.advanceMillis(300);
     r.call(0).respond(200, "{\"count\":800}");
@@ -123,7 +134,8 @@ class RouterPromptCountTest {
     assertThat(fallbacks(r, "timeout")).isEqualTo(1);
     complete(r, prefill);
     assertThat(first.sink().log).endsWith("complete");
-    assertThat(r.row()).containsEntry("input_sized", "estimated").containsEntry("input_len", 3L);
+    // The estimate weighed the reservation; the journal takes the producer's own count, 5.
+    assertThat(r.row()).containsEntry("input_sized", "estimated").containsEntry("input_len", 5L);
 
     // Within the second after the failure, p1 (least loaded again) is not asked.
     r.loop.advanceMillis(900);
@@ -156,7 +168,7 @@ class RouterPromptCountTest {
 
   @Test
   void aDialectWithoutATokenizeRoute_isEstimated_andCountedAsUnsupported() {
-    RouterFixture r = new RouterFixture(RouterFixture.twoByTwo());
+    RouterFixture r = profiled(new RouterFixture(RouterFixture.twoByTwo()));
     r.submit(OpenAiWire.completions(HELLO));
 
     assertThat(r.call(0).request.path()).isEqualTo("/v1/completions");
@@ -170,6 +182,32 @@ class RouterPromptCountTest {
 
     assertThat(r.call(0).request.path()).isEqualTo("/v1/completions");
     assertThat(fallbacks(r, "unsupported")).isZero();
+  }
+
+  @Test
+  void aFleetNothingPricesWith_asksNoEngine_andTheEstimateWeighsTheReservation() {
+    RouterFixture r = unprofiled(c -> c);
+    Client c = r.submit(OpenAiWire.completions(HELLO));
+
+    Call prefill = r.call(0);
+    assertThat(prefill.request.path()).as("no count: nothing would price with it").isEqualTo("/v1/completions");
+    // "hello world" is 11 characters: 3 tokens at engine.chars_per_token 3.8.
+    assertThat(r.fleet.get(r.iidOf(prefill)).residentPrefillTokens()).isEqualTo(3);
+    complete(r, prefill);
+    assertThat(c.sink().log).endsWith("complete");
+    assertThat(r.row()).as("the journal still gets the producer's own count from its answer")
+        .containsEntry("input_len", 5L).containsEntry("input_sized", "estimated");
+    for (String cause : new String[] {"unsupported", "timeout", "error", "backoff"}) {
+      assertThat(fallbacks(r, cause)).as("not a fallback: " + cause).isZero();
+    }
+  }
+
+  @Test
+  void openAdmission_overAProfiledFleet_stillCounts_forPricedPlacement() {
+    RouterFixture r = tokenizing(c -> c.withServing(c.serving().withAdmission(AdmissionMode.OPEN)));
+    r.submit(OpenAiWire.completions(HELLO));
+
+    assertThat(r.call(0).request.path()).isEqualTo("/tokenize");
   }
 
   @Test

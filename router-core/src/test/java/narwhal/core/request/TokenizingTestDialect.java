@@ -64,6 +64,11 @@ final class TokenizingTestDialect implements EngineDialect {
   }
 
   @Override
+  public long readPrefillPromptTokens(String body) {
+    return wire.readPrefillPromptTokens(body);
+  }
+
+  @Override
   public KvHandoffDescriptor readPrefillResponse(String body, String connector) throws UnreadableHandoffException {
     return wire.readPrefillResponse(body, connector);
   }

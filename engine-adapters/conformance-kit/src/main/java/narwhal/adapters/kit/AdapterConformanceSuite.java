@@ -557,8 +557,8 @@ public abstract class AdapterConformanceSuite {
   public class PromptCounting {
 
     @Test
-    @DisplayName("a dialect with a tokenize route gets the engine's count, asked of the producer before the"
-        + " prefill leg, and the request is priced and journalled with it as exact")
+    @DisplayName("a dialect with a tokenize route gets the engine's count, asked of a priced producer before"
+        + " the prefill leg, and the request is priced and journalled with it as exact")
     void countedByTheEngine() throws Exception {
       assumeTrue(dialect.tokenizeRequest(completion(true), "kit") != null,
           dialect.name() + " has no tokenize route: prompts are estimated from engine.chars_per_token");
@@ -573,15 +573,28 @@ public abstract class AdapterConformanceSuite {
       assertThat(twice).isGreaterThan(exact);
       assertThat(chat).as("the chat template's tokens count too").isGreaterThanOrEqualTo(exact);
 
-      // How the request ends is the other groups' concern (a cold JVM's first request may even
-      // miss the kit's short first-token limit); its row says how its prompt was sized.
+      // How a request ends is the other groups' concern (a cold JVM's first request may even miss
+      // the kit's short first-token limit); its row says how its prompt was sized. The router
+      // counts only where something prices with the count: unpriced, the engine is not asked, and
+      // the row takes the producer's own count from its prefill answer.
+      int countsBefore = countsTo(b);
       b.run(completion(true));
-      assertThat(journalRow(b)).containsEntry("input_sized", "exact").containsEntry("input_len", exact);
+      assertThat(countsTo(b)).as("an unpriced request is not counted").isEqualTo(countsBefore);
+      assertThat(journalRow(b, 1)).containsEntry("input_sized", "estimated")
+          .as("the producer's prefill answer reports the prompt's size").containsEntry("input_len", exact);
+
+      b.profileProducer();
+      b.run(completion(true));
+      assertThat(journalRow(b, 2)).containsEntry("input_sized", "exact").containsEntry("input_len", exact);
       List<RecordedExchange> toProducer = b.transport.to(b.producer);
       RecordedExchange lastCount = toProducer.stream().filter(e -> b.isCount(e.request())).reduce((x, y) -> y)
           .orElseThrow();
       assertThat(toProducer.indexOf(lastCount)).as("the request's count came before its prefill leg")
-          .isLessThan(toProducer.indexOf(b.legsTo(b.producer).get(0)));
+          .isLessThan(toProducer.indexOf(b.legsTo(b.producer).get(1)));
+    }
+
+    private int countsTo(ConformanceRig b) {
+      return (int) b.transport.to(b.producer).stream().filter(e -> b.isCount(e.request())).count();
     }
 
     @Test
@@ -601,8 +614,14 @@ public abstract class AdapterConformanceSuite {
 
     /** The one request's journal row, which is written just after its client hears the end. */
     private Map<String, Object> journalRow(ConformanceRig b) {
-      Poll.until(adapter.timeouts().settle(), () -> !b.journal.rows().isEmpty(), () -> "the request's journal row");
-      return b.journal.rows().get(0);
+      return journalRow(b, 1);
+    }
+
+    /** The {@code n}th request's journal row (1 = the first). */
+    private Map<String, Object> journalRow(ConformanceRig b, int n) {
+      Poll.until(adapter.timeouts().settle(), () -> b.journal.rows().size() >= n,
+          () -> "request " + n + "'s journal row");
+      return b.journal.rows().get(n - 1);
     }
   }
 

@@ -18,6 +18,9 @@ import narwhal.config.EngineConfig;
 import narwhal.config.EngineRole;
 import narwhal.config.EngineSpec;
 import narwhal.config.FleetConfig;
+import narwhal.core.profile.DecodeModel;
+import narwhal.core.profile.EngineProfile;
+import narwhal.core.profile.PrefillModel;
 import narwhal.api.RequestHandle;
 import narwhal.core.checks.CheckResult;
 import narwhal.core.checks.EngineChecks;
@@ -117,6 +120,15 @@ final class ConformanceRig implements AutoCloseable {
 
   private static double seconds(Duration d) {
     return d.toNanos() / 1e9;
+  }
+
+  /**
+   * Gives the producer a profile fast enough that predictive admission (the default) prices and
+   * admits every kit request: what makes the router count a prompt before its prefill.
+   */
+  void profileProducer() {
+    router.profiles().put(new EngineProfile(producer.iid(), null, new PrefillModel(0, 1e-6, 0, 1, 1_000_000),
+        new DecodeModel(1e-3, 0, 0, 1_000_000, 256), 1e-3, 1e-3));
   }
 
   boolean concurrent() {

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import narwhal.openai.ModelLists;
+import narwhal.openai.AnswerUsage;
 import narwhal.config.EngineSpec;
 import narwhal.spi.DecodeEventDecoder;
 import narwhal.spi.EngineDialect;
@@ -67,6 +68,12 @@ public final class SglangDialect implements EngineDialect {
   }
 
   /** Always throws: SGLang's prefill response carries no descriptor. */
+  /** {@code usage.prompt_tokens}, as every OpenAI-compatible answer carries it. */
+  @Override
+  public long readPrefillPromptTokens(String body) {
+    return AnswerUsage.promptTokens(body);
+  }
+
   @Override
   public KvHandoffDescriptor readPrefillResponse(String body, String connector)
       throws UnreadableHandoffException {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import narwhal.openai.ModelLists;
+import narwhal.openai.AnswerUsage;
 import narwhal.spi.DecodeEventDecoder;
 import narwhal.spi.EngineDialect;
 import narwhal.spi.EngineHttpRequest;
@@ -64,6 +65,12 @@ public final class VllmDialect implements EngineDialect {
     kv.putNull("remote_host");
     kv.putNull("remote_port");
     return post(request.getRoute(), body, backendRequestId);
+  }
+
+  /** {@code usage.prompt_tokens}, as every OpenAI-compatible answer carries it. */
+  @Override
+  public long readPrefillPromptTokens(String body) {
+    return AnswerUsage.promptTokens(body);
   }
 
   @Override
