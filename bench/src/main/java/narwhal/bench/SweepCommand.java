@@ -182,14 +182,6 @@ final class SweepCommand {
     private final boolean open;
     private final Duration warmup = Duration.ofMillis((long) (f.warmupS * 1000));
     private final Duration measure = Duration.ofMillis((long) (f.measureS * 1000));
-    /**
-     * Streams start 2 ms apart (up to {@code --ramp-s}), so a level's starts spread over about one
-     * request's lifetime there: at 4,096 streams a request lives ≈ 8 s (64 tokens at ≈ 120 ms
-     * apart on saturated engines), and streams started within 2 s (the old ramp) finish in waves
-     * 8 s apart, so a 10-s window caught one wave or two and read 240 or 480 req/s for the same
-     * arm (run 20261202-052522). Lower levels' requests live ≈ 1.3–2 s and their ramps stay short.
-     */
-    private static final int RAMP_MS_PER_STREAM = 2;
     private final double maxRamp = f.rampS;
     private final Duration timeout = Duration.ofSeconds(f.timeoutS);
     private final int warmStreams = f.warmStreams;
@@ -291,10 +283,37 @@ final class SweepCommand {
         return generator.openLoop(arm, workload, stack.targets, level, a.seed, a.maxInFlight, shape, phases);
       }
       int c = (int) level;
-      Duration ramp = Duration.ofMillis((long) Math.min(maxRamp * 1000, c * RAMP_MS_PER_STREAM));
-      return generator.closedLoop(arm, workload, stack.targets, c, LoadShape.of(ramp, warmup, measure, timeout),
-          phases);
+      Duration ramp = ramp(c, maxRamp);
+      return generator.closedLoop(arm, workload, stack.targets, c,
+          LoadShape.of(ramp, warmup, closedLoopWindow(measure, ramp), timeout), phases);
     }
+  }
+
+  /**
+   * Streams start 2 ms apart (up to {@code --ramp-s}), so a level's starts spread over about one
+   * request's lifetime there: at 4,096 streams a request lives ≈ 8 s (64 tokens at ≈ 120 ms
+   * apart on saturated engines), and streams started within 2 s (the old ramp) finish in waves
+   * 8 s apart, so a 10-s window caught one wave or two and read 240 or 480 req/s for the same
+   * arm (run 20261202-052522). Lower levels' requests live ≈ 1.3–2 s and their ramps stay short.
+   */
+  private static final int RAMP_MS_PER_STREAM = 2;
+
+  /** How long a level of {@code streams} takes to start: 2 ms a stream, at most {@code maxRampS}. */
+  static Duration ramp(int streams, double maxRampS) {
+    return Duration.ofMillis((long) Math.min(maxRampS * 1000, (double) streams * RAMP_MS_PER_STREAM));
+  }
+
+  /**
+   * A closed-loop window: {@code --measure-s}, or three ramps when that is longer. The ramp is
+   * about one request's lifetime at the top levels (≈ 8 s at 4,096 streams), and a closed loop's
+   * completions still bunch there: in run 20261202-074928 every arm's 10-s windows at 4,096
+   * streams read between 240 and 525 req/s round to round (direct included), so one window saw
+   * about one lifetime's completions. Three lifetimes average the bunching out; lower levels,
+   * whose requests live 1.3–2.5 s, keep {@code --measure-s}.
+   */
+  static Duration closedLoopWindow(Duration measure, Duration ramp) {
+    Duration threeRamps = ramp.multipliedBy(3);
+    return threeRamps.compareTo(measure) > 0 ? threeRamps : measure;
   }
 
   /** One window's row and the run behind it (whose histograms pooling merges). */

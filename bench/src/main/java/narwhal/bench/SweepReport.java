@@ -96,7 +96,9 @@ final class SweepReport {
         .append(sim.prefillMs())
         .append(" ms + ").append(sim.prefillMsPerToken()).append(" ms/token); warm-up ")
         .append(MarkdownReport.level(f.warmupS)).append(" s, window ").append(MarkdownReport.level(f.measureS))
-        .append(" s per arm and level; router JVM options ").append(routerOptions.describe()).append(".\n\n");
+        .append(open ? " s" : " s (or three ramps, when longer: streams start 2 ms apart up to "
+            + MarkdownReport.level(f.rampS) + " s)")
+        .append(" per arm and level; router JVM options ").append(routerOptions.describe()).append(".\n\n");
     md.append(noise).append(" Other tenants' CPU is the machine's busy time (`/proc/stat`) minus that of every ")
         .append("process the run started and of the harness itself, per second of window.\n\n");
     section(md, chunked, "Chunked engine streams",
