@@ -67,13 +67,13 @@ public final class SglangDialect implements EngineDialect {
     return post(request, null, backendRequestId);
   }
 
-  /** Always throws: SGLang's prefill response carries no descriptor. */
   /** {@code usage.prompt_tokens}, as every OpenAI-compatible answer carries it. */
   @Override
   public long readPrefillPromptTokens(String body) {
     return AnswerUsage.promptTokens(body);
   }
 
+  /** Always throws: SGLang's prefill response carries no descriptor. */
   @Override
   public KvHandoffDescriptor readPrefillResponse(String body, String connector)
       throws UnreadableHandoffException {
