@@ -51,7 +51,8 @@ final class SweepFlags {
   @Option(names = "--warmup-s", paramLabel = "S", description = "unmeasured start of each run (default ${DEFAULT-VALUE})")
   double warmupS = 3;
 
-  @Option(names = "--measure-s", paramLabel = "S", description = "measurement window; a closed-loop level's is at least three of its ramps (default ${DEFAULT-VALUE})")
+  @Option(names = "--measure-s", paramLabel = "S",
+      description = "measurement window; a closed-loop level's is at least three of its ramps (default ${DEFAULT-VALUE})")
   double measureS = 10;
 
   @Option(names = "--ramp-s", paramLabel = "S",

@@ -14,16 +14,27 @@ public final class TestDialectWire {
 
   private TestDialectWire() {}
 
+  /** What {@link #prefillResponse} reports as its usage: 5 prompt tokens. */
+  private static final String USAGE = "\"usage\":{\"prompt_tokens\":5,\"total_tokens\":6,\"completion_tokens\":1},";
+
   /** A non-streaming completions response carrying {@code handoff} (JSON text, may be "null"). */
   public static String prefillResponse(String handoff) {
+    return prefillResponse(handoff, USAGE);
+  }
+
+  private static String prefillResponse(String handoff, String usage) {
     return "{\"id\":\"cmpl-b1-0\",\"object\":\"text_completion\",\"created\":1700000000,\"model\":\"m\","
         + "\"choices\":[{\"index\":0,\"text\":\" the\",\"logprobs\":null,\"finish_reason\":\"length\"}],"
-        + "\"usage\":{\"prompt_tokens\":5,\"total_tokens\":6,\"completion_tokens\":1},"
-        + "\"" + TestDialect.HANDOFF + "\":" + handoff + "}";
+        + usage + "\"" + TestDialect.HANDOFF + "\":" + handoff + "}";
   }
 
   /** A producer's answer whose handoff names {@code engineId}. */
   public static String prefillResponseFrom(String engineId) {
     return prefillResponse(PRODUCER_HANDOFF.replace("7f3c1b2a-engine-p", engineId));
+  }
+
+  /** As {@link #prefillResponseFrom}, from an engine that reports no usage. */
+  public static String prefillResponseWithoutUsageFrom(String engineId) {
+    return prefillResponse(PRODUCER_HANDOFF.replace("7f3c1b2a-engine-p", engineId), "");
   }
 }
