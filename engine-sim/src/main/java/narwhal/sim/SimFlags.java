@@ -178,7 +178,13 @@ public final class SimFlags {
         .defaultMaxTokens(maxTokens).kvHost(kvHost)
         .kvPort(kvPort).tpSize(tpSize).ioThreads(ioThreads).dialect(dialect)
         .bootstrapPort(bootstrapPort).kvWaitMillis(kvWaitMs).apiKey(apiKey).streamFraming(streamFraming)
-        .faults(FaultPlan.of(faults));
+        .faults(FaultPlan.of(faults))
+        // A simulator on its own (the benchmark's engines, narwhal sim) has no reader of the
+        // in-memory record of what it received: SimEngine.received() is for tests in the same JVM.
+        // Kept, 100,000 requests' JSON trees were copied into the old generation by every young
+        // collection: 160-275 ms pauses in the benchmark's prefill engines, which every arm's
+        // latency tails then carried.
+        .maxRecordedRequests(0);
     if (timing == TimingMode.GPU) {
       gpuTiming(b);
     } else {

@@ -92,6 +92,20 @@ class EndpointsTest {
   }
 
   @Test
+  void received_keepsOnlyTheNewestRequests_upToItsCapacity() {
+    SimEngine small = SimEngine.start(SimOptions.builder().maxRecordedRequests(2).interTokenMillis(1).build());
+    try {
+      for (String prompt : List.of("one", "two", "three")) {
+        post(small, "/v1/completions", completion(prompt, 1, false));
+      }
+
+      assertThat(small.received()).extracting(r -> r.body().get("prompt").asText()).containsExactly("two", "three");
+    } finally {
+      small.close();
+    }
+  }
+
+  @Test
   void adminStats_reportsCounters() {
     post(engine, "/v1/completions", "{\"prompt\":\"x\",\"max_tokens\":1}");
 

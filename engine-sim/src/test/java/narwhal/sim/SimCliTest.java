@@ -3,6 +3,7 @@ package narwhal.sim;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.net.http.HttpResponse;
 import org.junit.jupiter.api.Test;
 
 class SimCliTest {
@@ -91,6 +92,21 @@ class SimCliTest {
     assertThat(options.faults().isEmpty()).isTrue();
   }
 
+  /** Nothing outside the JVM can read the record, so an engine run from flags keeps none (its heap stays flat). */
+  @Test
+  void anEngineRunFromFlags_keepsNoRecordOfWhatItReceived() {
+    SimEngine engine = SimEngine.start(SimCli.parse(new String[] {"--itl-ms", "0", "--max-tokens", "2"}));
+    try {
+      HttpResponse<String> answer = SimHttp.post(engine, "/v1/completions", SimHttp.completion("hello", 2, false));
+
+      assertThat(answer.statusCode()).isEqualTo(200);
+      assertThat(engine.received()).isEmpty();
+      assertThat(engine.prefillResponses()).isEmpty();
+    } finally {
+      engine.close();
+    }
+  }
+
   @Test
   void badFlagsGiveClearMessages() {
     assertThatThrownBy(() -> SimCli.parse(new String[] {"--bogus", "1"}))
@@ -137,7 +153,8 @@ class SimCliTest {
     SimOptions expected = SimOptions.builder().port(8123).engineId("e-1").model("m").interTokenMillis(7.5)
         .maxModelLen(4096).ioThreads(2).dialect(SimDialect.SGLANG).kvWaitMillis(250).apiKey("k")
         .streamFraming(StreamFraming.CLOSE).faults(FaultPlan.of("status=503,count=1"))
-        .attest("vllm_version", "0.10.2").withoutAttest("layers").kvExtraField("x_n", 3).build();
+        .attest("vllm_version", "0.10.2").withoutAttest("layers").kvExtraField("x_n", 3)
+        .maxRecordedRequests(0).build();
     assertThat(parsed).isEqualTo(expected);
   }
 }

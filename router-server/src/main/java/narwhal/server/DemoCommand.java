@@ -42,7 +42,9 @@ final class DemoCommand implements Callable<Integer> {
     Integer grpcPort = listen.grpcPort();
     EventLoopGroup simGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     // Visible pacing: a token every 20 ms, so streaming can be watched in a terminal.
-    SimOptions options = SimOptions.builder().model(DemoFleet.MODEL).interTokenMillis(20).build();
+    // Nothing in the demo reads what the engines received: keep no record of it (SimFlags says why).
+    SimOptions options =
+        SimOptions.builder().model(DemoFleet.MODEL).interTokenMillis(20).maxRecordedRequests(0).build();
     DemoFleet fleet = DemoFleet.start(2, 2, options, simGroup);
     // The simulated engines' profiles are their options, exactly: written for this run rather than
     // measured, so the demo starts at once and prices admission as a profiled fleet does.
