@@ -92,7 +92,7 @@ class SimCliTest {
     assertThat(options.faults().isEmpty()).isTrue();
   }
 
-  /** Nothing outside the JVM can read the record, so an engine run from flags keeps none (its heap stays flat). */
+  /** Nothing outside the JVM can read the record, so an engine run from flags keeps none. */
   @Test
   void anEngineRunFromFlags_keepsNoRecordOfWhatItReceived() {
     SimEngine engine = SimEngine.start(SimCli.parse(new String[] {"--itl-ms", "0", "--max-tokens", "2"}));
