@@ -49,7 +49,17 @@ final class ChildProcess implements AutoCloseable {
   /** As {@link #narwhal(String, String...)}, with extra environment variables and JVM options. */
   static ChildProcess narwhal(String name, java.util.Map<String, String> env, List<String> jvmOptions,
       String... args) {
-    List<String> command = new ArrayList<>();
+    return start(List.of(), name, env, jvmOptions, args);
+  }
+
+  /** As {@link #narwhal(String, String...)}, started through {@code launcher} (e.g. {@code nohup}). */
+  static ChildProcess narwhalThrough(String launcher, String name, String... args) {
+    return start(List.of(launcher), name, java.util.Map.of(), List.of(), args);
+  }
+
+  private static ChildProcess start(List<String> launcher, String name, java.util.Map<String, String> env,
+      List<String> jvmOptions, String... args) {
+    List<String> command = new ArrayList<>(launcher);
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmOptions);
     command.add("-cp");

@@ -18,8 +18,9 @@ final class HangupSignal {
   /** Runs {@code action} on each SIGHUP; false (and a warning) where SIGHUP cannot be handled. */
   @SuppressWarnings("restriction")
   static boolean onHangup(Runnable action) {
+    sun.misc.SignalHandler previous;
     try {
-      sun.misc.Signal.handle(new sun.misc.Signal("HUP"), signal -> {
+      previous = sun.misc.Signal.handle(new sun.misc.Signal("HUP"), signal -> {
         // The JVM's signal thread: the action must not block (the journal only flags the writer).
         try {
           action.run();
@@ -27,11 +28,21 @@ final class HangupSignal {
           log.error("SIGHUP handling failed", e);
         }
       });
-      return true;
     } catch (IllegalArgumentException | UnsupportedOperationException e) {
-      // No SIGHUP here (Windows), or the JVM keeps it (-Xrs): rotation then needs copytruncate.
-      log.warn("SIGHUP cannot be handled here ({}); the journal will not be reopened on SIGHUP", e.getMessage());
+      // No SIGHUP here (Windows), or the JVM keeps it (-Xrs).
+      log.warn("SIGHUP cannot be handled here ({}); the journal will not be reopened on SIGHUP: start the router "
+          + "without -Xrs to rotate the journal by signal", e.getMessage());
       return false;
     }
+    if (previous == sun.misc.SignalHandler.SIG_IGN) {
+      // Ignored when the process started (nohup): HotSpot leaves an ignored SIGHUP ignored and
+      // reports the old disposition instead of failing, so without this check a logrotate
+      // rotation would go unnoticed and every later row would land in the rotated file.
+      log.warn("SIGHUP cannot be handled here (it was ignored when the router started, as under nohup); the journal "
+          + "will not be reopened on SIGHUP: start the router without nohup (a service manager does) to rotate the "
+          + "journal by signal");
+      return false;
+    }
+    return true;
   }
 }
