@@ -30,8 +30,8 @@ final class HangupSignal {
       });
     } catch (IllegalArgumentException | UnsupportedOperationException e) {
       // No SIGHUP here (Windows), or the JVM keeps it (-Xrs).
-      log.warn("SIGHUP cannot be handled here ({}); the journal will not be reopened on SIGHUP: start the router "
-          + "without -Xrs to rotate the journal by signal", e.getMessage());
+      log.warn("SIGHUP cannot be handled here ({}); the journal will not be reopened on SIGHUP (the platform has "
+          + "none, or the JVM runs with -Xrs)", e.getMessage());
       return false;
     }
     if (previous == sun.misc.SignalHandler.SIG_IGN) {
