@@ -26,6 +26,14 @@ class StateEndpointTest {
     return "{\"model\":\"narwhal-sim\",\"prompt\":\"" + prompt + "\",\"max_tokens\":4,\"stream\":" + stream + "}";
   }
 
+  /** Requests with an outcome, whatever it was. */
+  private static long ended(JsonNode counters) {
+    return counters.path("served").asLong() + counters.path("failed").asLong()
+        + counters.path("expired").asLong() + counters.path("rejected").asLong()
+        + counters.path("refused").asLong() + counters.path("invalid").asLong()
+        + counters.path("cancelled").asLong();
+  }
+
   @Test
   void afterMixedFailures_residentCountsAreZero_andCountersAddUp() throws Exception {
     try (RoutedFleet fleet = RoutedFleet.start(2, 2, RoutedFleet.fastEngines().build(), c -> c
@@ -51,7 +59,16 @@ class StateEndpointTest {
       }
       fleet.assertReservationsReturnToZero();
 
-      HttpResponse<String> r = fleet.client.get("/narwhal/state");
+      // A request's outcome is recorded right after its last bytes leave for the client, so the
+      // client can ask a moment before its own request is counted: wait for every outcome, then
+      // check that each request has exactly one.
+      List<HttpResponse<String>> reads = new ArrayList<>();
+      until("an outcome for each of the " + calls.size() + " requests", () -> {
+        HttpResponse<String> read = fleet.client.get("/narwhal/state");
+        reads.add(read);
+        return read.statusCode() != 200 || ended(json(read.body()).path("counters")) >= calls.size();
+      });
+      HttpResponse<String> r = reads.get(reads.size() - 1);
       assertThat(r.statusCode()).isEqualTo(200);
       assertThat(r.headers().firstValue("content-type")).hasValue("application/json");
       JsonNode state = json(r.body());
@@ -71,11 +88,7 @@ class StateEndpointTest {
       JsonNode counters = state.path("counters");
       assertThat(counters.path("offered").asLong()).isEqualTo(calls.size());
       assertThat(counters.path("served").asLong()).isEqualTo(ok);
-      long ended = counters.path("served").asLong() + counters.path("failed").asLong()
-          + counters.path("expired").asLong() + counters.path("rejected").asLong()
-          + counters.path("refused").asLong() + counters.path("invalid").asLong()
-          + counters.path("cancelled").asLong();
-      assertThat(ended).as("every offered request has exactly one outcome").isEqualTo(calls.size());
+      assertThat(ended(counters)).as("every offered request has exactly one outcome").isEqualTo(calls.size());
       assertThat(counters.path("failed").asLong()).isPositive();
       JsonNode admission = state.path("admission");
       assertThat(admission.path("in_flight").asInt()).isZero();

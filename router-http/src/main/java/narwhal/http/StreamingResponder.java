@@ -1,6 +1,7 @@
 package narwhal.http;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.DefaultHttpResponse;
@@ -39,6 +40,8 @@ final class StreamingResponder extends CompletionResponder {
   /** Close-delimited (HTTP/1.0) rather than chunked. */
   private final boolean closeDelimited;
   private final Runnable flush = this::flushNow;
+  /** The channel's allocator, looked up once rather than through the context per token. */
+  private final ByteBufAllocator alloc;
   private @Nullable SseChunkWriter writer;
   private boolean flushPending;
   private @Nullable ChannelHandlerContext codec;
@@ -53,12 +56,23 @@ final class StreamingResponder extends CompletionResponder {
     super(ctx, route, keepAlive && !closeDelimited, listener);
     this.closeDelimited = closeDelimited;
     this.keepTokenIds = keepTokenIds;
+    this.alloc = ctx.alloc();
   }
 
-  /** The HTTP codec's context: writes from it reach the socket without being encoded again. */
+  /**
+   * The HTTP codec's context: writes from it reach the socket without being encoded again, and a
+   * flush from it skips the handlers after the codec, none of which acts on a flush (the
+   * connection timeouts watch writes; TLS, before the codec, still sees every flush).
+   */
   private ChannelHandlerContext codec() {
     if (codec == null) {
-      codec = ctx.pipeline().context(HttpServerCodec.class);
+      ChannelHandlerContext found = ctx.pipeline().context(HttpServerCodec.class);
+      if (found == null) {
+        // The pipeline is already taken down (the client left before a scheduled flush ran):
+        // the responder's own context still forwards to the socket, which discards the bytes.
+        return ctx;
+      }
+      codec = found;
     }
     return codec;
   }
@@ -93,12 +107,12 @@ final class StreamingResponder extends CompletionResponder {
       // The core commits before relaying; an event ahead of onStart has nowhere to go.
       return;
     }
-    ByteBuf frame = writer.frame(chunk, ctx.alloc());
-    ByteBuf httpChunk = closeDelimited ? frame : SseChunkWriter.toHttpChunk(frame, ctx.alloc());
+    ByteBuf frame = writer.frame(chunk, alloc);
+    ByteBuf httpChunk = closeDelimited ? frame : SseChunkWriter.toHttpChunk(frame, alloc);
     // Unflushed bytes count against the high-water mark. Flush them before they could cross it,
     // so "not writable" (which pauses the engine stream) still means the client is not reading.
     if (flushPending && httpChunk.readableBytes() >= ctx.channel().bytesBeforeUnwritable()) {
-      ctx.flush();
+      codec().flush();
     }
     // Already a whole HTTP chunk (or, close-delimited, the raw frame): written from the codec's own context, so it goes straight to the
     // socket without passing the encoder (which would add a size line and a CRLF as two more
@@ -109,7 +123,7 @@ final class StreamingResponder extends CompletionResponder {
     if (ctx.channel().isWritable()) {
       scheduleFlush();
     } else {
-      ctx.flush();
+      codec().flush();
     }
   }
 
@@ -127,7 +141,7 @@ final class StreamingResponder extends CompletionResponder {
 
   private void flushNow() {
     flushPending = false;
-    ctx.flush();
+    codec().flush();
   }
 
   @Override

@@ -10,6 +10,10 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>A drain reads and resets the two sums one after the other: a gap recorded between the two
  * reads lands its count in one sample and its nanoseconds in the next. One gap in a sample of
  * hundreds moves the mean by a fraction of a percent, which the controller's smoothing absorbs.
+ *
+ * <p>Streams hand their gaps over in batches ({@link StreamTally}), not one by one: two atomic adds
+ * per relayed token were 1.3–1.5% of the router's CPU at 1,024 streams, for a figure read once per
+ * monitor interval.
  */
 public final class DecodePace {
 
@@ -25,11 +29,54 @@ public final class DecodePace {
     gapNanos.add(nanos);
   }
 
+  /** {@code count} gaps summing to {@code nanos}, gathered by one stream. */
+  void tokenGaps(long count, long nanos) {
+    if (count <= 0) {
+      return;
+    }
+    gaps.add(count);
+    gapNanos.add(nanos);
+  }
+
   /** The gaps recorded since the last drain, and starts a new sample. */
   public Sample drain() {
     long n = gaps.sumThenReset();
     long total = gapNanos.sumThenReset();
     return new Sample(n, total);
+  }
+
+  /**
+   * One stream's token gaps, held until {@link #BATCH} of them are gathered (or the stream ends,
+   * {@link #flushTo}) and then added to the engine's pace at once. A stream relaying 20 tokens a
+   * second reaches its engine's pace within a second, inside the controller's sampling period.
+   * Owned by the stream's event loop; not thread-safe.
+   */
+  public static final class StreamTally {
+
+    /** Gaps gathered before they are handed over. */
+    static final int BATCH = 16;
+
+    private int count;
+    private long nanos;
+
+    /** One gap of {@code gapNanos} on a stream decoding on the engine whose pace is {@code pace}. */
+    public void tokenGap(long gapNanos, DecodePace pace) {
+      if (gapNanos < 0) {
+        return;
+      }
+      count++;
+      nanos += gapNanos;
+      if (count == BATCH) {
+        flushTo(pace);
+      }
+    }
+
+    /** Hands the gaps gathered so far to {@code pace}: at the stream's end, and every batch. */
+    public void flushTo(DecodePace pace) {
+      pace.tokenGaps(count, nanos);
+      count = 0;
+      nanos = 0;
+    }
   }
 
   /**

@@ -11,6 +11,7 @@ import narwhal.api.ResponseStart;
 import narwhal.api.RouterError;
 import narwhal.core.admission.AdmissionPrice;
 import narwhal.core.admission.RefusalCause;
+import narwhal.core.fleet.DecodePace;
 import narwhal.core.fleet.EngineState;
 import narwhal.core.outcome.RequestOutcome;
 import narwhal.core.outcome.Terminal;
@@ -113,6 +114,8 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   /** The prompt length the engine reported in its usage, or null before (or without) one. */
   private @Nullable Long enginePromptTokens;
   private final RequestTimeline timeline = new RequestTimeline();
+  /** Token gaps not yet handed to the decode engine's pace (only one engine's: output commits). */
+  private final DecodePace.StreamTally paceTally = new DecodePace.StreamTally();
   /** The admission seat this request holds; released in {@link #end}. */
   private @Nullable RequestTicket ticket;
   private @Nullable RouterError abortError;
@@ -422,9 +425,9 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     if (event.hasToken()) {
       tokens++;
       long gap = timeline.token(loop.nanoTime());
-      if (gap >= 0 && consumer != null) {
+      if (consumer != null) {
         // The engine's decode pace, which the role controller turns into its decode load.
-        consumer.decodePace().tokenGap(gap);
+        paceTally.tokenGap(gap, consumer.decodePace());
       }
       if (state != RequestState.RELAY) {
         commit();
@@ -610,6 +613,9 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     // dropped already).
     blame.blameAll();
     timeline.legEnded(loop.nanoTime());
+    if (consumer != null) {
+      paceTally.flushTo(consumer.decodePace());
+    }
     // Freed before the client hears the outcome, so a request it sends next finds the seat.
     if (ticket != null) {
       ticket.seat().release();
