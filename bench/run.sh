@@ -18,6 +18,12 @@
 #                                phase-shifting trace, every static split (1P3D, 2P2D, 3P1D), the best one with
 #                                predictive admission, and the adaptive role controller; attainment against
 #                                offered rate and goodput -> bench/results/adaptive-<timestamp>/README.md
+#   bench/run.sh wakeup [flags]  what a wake-up after an idle gap costs on this machine: a loopback echo server
+#                                pinned to the proxy's CPU (asleep in epoll_wait between messages, as the router)
+#                                and a prober pinned to another, round-trip p50/p90/p99 per idle gap (default
+#                                0,0.05,0.2,1,4.5,20 ms; about a minute) -> bench/results/wakeup-<timestamp>/
+#                                wakeup.md and wakeup.json; --echo-spin keeps the echo's CPU from idling (the A/B).
+#                                Needs only the bench jar: no router, nginx or fonts.
 #   bench/run.sh jmh [JMH args]  the JMH microbenchmarks (one token stage by stage, whole streams through the
 #                                real router over loopback with bytes allocated per token, placement);
 #                                e.g. bench/run.sh jmh SseRelay -prof gc
@@ -42,7 +48,10 @@ fi
 sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 find_jar() { ls "$1"/target/"$2"-*-all.jar 2>/dev/null | head -n 1 || true; }
-if [ -z "$(find_jar bench narwhal-bench)" ] || [ -z "$(find_jar router-server narwhal-router-server)" ]; then
+# wakeup runs its own small processes from the bench jar; every other mode runs the router too.
+needs_router=yes
+if [ "$mode" = wakeup ]; then needs_router=no; fi
+if [ -z "$(find_jar bench narwhal-bench)" ] || { [ "$needs_router" = yes ] && [ -z "$(find_jar router-server narwhal-router-server)" ]; }; then
   echo "[bench] building the router and the harness (./mvnw -B -q -DskipTests package)"
   ./mvnw -B -q -DskipTests package
 fi
@@ -50,7 +59,9 @@ fi
 work="$(mktemp -d "${TMPDIR:-/tmp}/narwhal-bench.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 cp "$(find_jar bench narwhal-bench)" "$work/narwhal-bench.jar"
-cp "$(find_jar router-server narwhal-router-server)" "$work/narwhal-router.jar"
+if [ "$needs_router" = yes ]; then
+  cp "$(find_jar router-server narwhal-router-server)" "$work/narwhal-router.jar"
+fi
 jar="$work/narwhal-bench.jar"
 
 # Help and version need no nginx, fonts or pinning: straight to the harness's own command line.
@@ -62,7 +73,7 @@ case " $mode $* " in
 esac
 
 needs_nginx=yes
-case "$mode" in ceiling|profile|adaptive) needs_nginx=no ;; esac
+case "$mode" in ceiling|profile|adaptive|wakeup) needs_nginx=no ;; esac
 case " $* " in *" --arms "*|*" --arms="*) [[ " $* " == *nginx* ]] || needs_nginx=no ;; esac
 nginx_bin="$(command -v nginx || true)"
 [ -z "$nginx_bin" ] && [ -x /usr/sbin/nginx ] && nginx_bin=/usr/sbin/nginx
@@ -72,8 +83,8 @@ if [ "$needs_nginx" = yes ] && [ -z "$nginx_bin" ]; then
   sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null
   nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
 fi
-# The chart is drawn with Java2D, which needs fontconfig and at least one font.
-if ! command -v fc-list >/dev/null 2>&1 || [ -z "$(fc-list 2>/dev/null | head -n 1)" ]; then
+# The chart is drawn with Java2D, which needs fontconfig and at least one font (wakeup draws none).
+if [ "$mode" != wakeup ] && { ! command -v fc-list >/dev/null 2>&1 || [ -z "$(fc-list 2>/dev/null | head -n 1)" ]; }; then
   echo "[bench] installing fontconfig and fonts-dejavu-core for the chart"
   sudo_if_needed apt-get update -qq
   sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fontconfig fonts-dejavu-core >/dev/null
@@ -116,7 +127,10 @@ case "$mode" in
     run_bench adaptive --repo "$repo" --router-jar "$work/narwhal-router.jar" --command "$cmdline" "$@" ;;
   ceiling)
     run_bench ceiling --repo "$repo" --router-jar "$work/narwhal-router.jar" --command "$cmdline" "$@" ;;
+  wakeup)
+    # Pins its own two children (echo server, prober) with taskset, and moves itself off the echo's CPU.
+    run_bench wakeup --command "$cmdline" "$@" ;;
   *)
-    echo "bench/run.sh: unknown mode '$mode' (sweep, profile, ceiling, smoke, adaptive, jmh, help; --help lists them)" >&2
+    echo "bench/run.sh: unknown mode '$mode' (sweep, profile, ceiling, smoke, adaptive, wakeup, jmh, help; --help lists them)" >&2
     exit 2 ;;
 esac

@@ -29,14 +29,16 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code narwhal bench}: {@code sweep} (the three arms, interleaved per level), {@code profile}
- * (the router's CPU profile at one level), {@code smoke} (a sweep in seconds, for CI) and {@code
- * ceiling} (concurrent slow streams through a heap-capped router). {@code bench/run.sh} builds and
- * runs it, and {@code bin/narwhal bench} hands over to {@code bench/run.sh}.
+ * (the router's CPU profile at one level), {@code smoke} (a sweep in seconds, for CI), {@code
+ * ceiling} (concurrent slow streams through a heap-capped router) and {@code wakeup} (what a
+ * round trip to a process idle for a given gap costs on this machine). {@code bench/run.sh}
+ * builds and runs it, and {@code bin/narwhal bench} hands over to {@code bench/run.sh}.
  */
 @Command(name = "narwhal bench", mixinStandardHelpOptions = true, scope = ScopeType.INHERIT,
     versionProvider = BenchVersion.class, usageHelpWidth = 110,
     description = "The benchmark harness: the direct, narwhal and nginx arms against the same simulated engines.",
     subcommands = {Bench.Sweep.class, Bench.Profile.class, Bench.Smoke.class, CeilingCommand.class, narwhal.bench.adaptive.AdaptiveCommand.class, Bench.Cpus.class,
+        narwhal.bench.wakeup.WakeupCommand.class,
         HelpCommand.class},
     footer = {"", "bench/run.sh (which bin/narwhal bench runs) also has 'jmh [JMH args]': the JMH microbenchmarks."})
 public final class Bench {
@@ -49,8 +51,11 @@ public final class Bench {
     System.exit(run(args, System.out, System.err));
   }
 
-  /** Runs {@code args} (a sweep with the defaults when empty, as before there were subcommands). */
-  static int run(String[] args, PrintStream out, PrintStream err) {
+  /**
+   * Runs {@code args} (a sweep with the defaults when empty, as before there were subcommands).
+   * Public for the commands' tests in other packages.
+   */
+  public static int run(String[] args, PrintStream out, PrintStream err) {
     CommandLine cli = commandLine();
     cli.setOut(new PrintWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), true));
     cli.setErr(new PrintWriter(new OutputStreamWriter(err, StandardCharsets.UTF_8), true));
@@ -169,7 +174,7 @@ public final class Bench {
   }
 
   /** {@code base/<prefix><yyyyMMdd-HHmmss>}, created with its {@code logs} folder. */
-  static Path resultsDir(Path base, String prefix) throws IOException {
+  public static Path resultsDir(Path base, String prefix) throws IOException {
     String ts = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
     Path dir = base.resolve(prefix + ts);
     Files.createDirectories(dir.resolve("logs"));
