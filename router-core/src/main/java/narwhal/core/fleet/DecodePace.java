@@ -46,15 +46,18 @@ public final class DecodePace {
   }
 
   /**
-   * One stream's token gaps, held until {@link #BATCH} of them are gathered (or the stream ends,
-   * {@link #flushTo}) and then added to the engine's pace at once. A stream relaying 20 tokens a
-   * second reaches its engine's pace within a second, inside the controller's sampling period.
+   * One stream's token gaps, held until {@link #BATCH} of them are gathered or they span
+   * {@link #HELD_NANOS} (or the stream ends, {@link #flushTo}), then added to the engine's pace at
+   * once. The time bound keeps a slow stream — an overloaded engine's, the very case the controller
+   * acts on — from reaching the pace later than a quarter of a second behind a monitor tick.
    * Owned by the stream's event loop; not thread-safe.
    */
   public static final class StreamTally {
 
     /** Gaps gathered before they are handed over. */
     static final int BATCH = 16;
+    /** At most this much stream time held back from the pace (the monitor ticks every second by default). */
+    static final long HELD_NANOS = 250_000_000L;
 
     private int count;
     private long nanos;
@@ -66,7 +69,7 @@ public final class DecodePace {
       }
       count++;
       nanos += gapNanos;
-      if (count == BATCH) {
+      if (count == BATCH || nanos >= HELD_NANOS) {
         flushTo(pace);
       }
     }

@@ -11,15 +11,16 @@ class DecodePaceTest {
 
   @Test
   void aStreamsGaps_reachThePaceInBatches_andTheRestAtItsEnd() {
+    // 10-ms gaps: a batch spans 160 ms, inside the time bound, so the count decides.
     for (int i = 0; i < DecodePace.StreamTally.BATCH - 1; i++) {
-      stream.tokenGap(20_000_000, pace);
+      stream.tokenGap(10_000_000, pace);
     }
     assertThat(pace.drain().gaps()).as("fewer than a batch: still with the stream").isZero();
 
-    stream.tokenGap(20_000_000, pace);
+    stream.tokenGap(10_000_000, pace);
     DecodePace.Sample batch = pace.drain();
     assertThat(batch.gaps()).isEqualTo(DecodePace.StreamTally.BATCH);
-    assertThat(batch.meanSeconds()).isEqualTo(0.020);
+    assertThat(batch.meanSeconds()).isEqualTo(0.010);
 
     stream.tokenGap(10_000_000, pace);
     stream.tokenGap(30_000_000, pace);
@@ -30,6 +31,18 @@ class DecodePaceTest {
 
     stream.flushTo(pace);
     assertThat(pace.drain().gaps()).as("nothing is handed over twice").isZero();
+  }
+
+  @Test
+  void aSlowStreamsGaps_reachThePaceOnceTheySpanAQuarterSecond() {
+    stream.tokenGap(100_000_000, pace);
+    stream.tokenGap(100_000_000, pace);
+    assertThat(pace.drain().gaps()).as("200 ms of gaps: still with the stream").isZero();
+
+    stream.tokenGap(100_000_000, pace);
+    DecodePace.Sample sample = pace.drain();
+    assertThat(sample.gaps()).isEqualTo(3);
+    assertThat(sample.totalNanos()).isEqualTo(300_000_000);
   }
 
   @Test
