@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import narwhal.config.EngineRestartPolicy;
 import narwhal.config.FleetConfig;
@@ -62,13 +63,13 @@ class StateEndpointTest {
       // A request's outcome is recorded right after its last bytes leave for the client, so the
       // client can ask a moment before its own request is counted: wait for every outcome, then
       // check that each request has exactly one.
-      List<HttpResponse<String>> reads = new ArrayList<>();
+      AtomicReference<HttpResponse<String>> lastRead = new AtomicReference<>();
       until("an outcome for each of the " + calls.size() + " requests", () -> {
         HttpResponse<String> read = fleet.client.get("/narwhal/state");
-        reads.add(read);
+        lastRead.set(read);
         return read.statusCode() != 200 || ended(json(read.body()).path("counters")) >= calls.size();
       });
-      HttpResponse<String> r = reads.get(reads.size() - 1);
+      HttpResponse<String> r = lastRead.get();
       assertThat(r.statusCode()).isEqualTo(200);
       assertThat(r.headers().firstValue("content-type")).hasValue("application/json");
       JsonNode state = json(r.body());

@@ -20,17 +20,8 @@ public final class DecodePace {
   private final LongAdder gaps = new LongAdder();
   private final LongAdder gapNanos = new LongAdder();
 
-  /** One stream produced a token {@code nanos} after its previous one. */
-  public void tokenGap(long nanos) {
-    if (nanos < 0) {
-      return;
-    }
-    gaps.increment();
-    gapNanos.add(nanos);
-  }
-
-  /** {@code count} gaps summing to {@code nanos}, gathered by one stream. */
-  void tokenGaps(long count, long nanos) {
+  /** {@code count} token gaps summing to {@code nanos}, gathered by one stream ({@link StreamTally}). */
+  public void tokenGaps(long count, long nanos) {
     if (count <= 0) {
       return;
     }

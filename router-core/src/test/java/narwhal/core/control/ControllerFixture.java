@@ -177,7 +177,7 @@ final class ControllerFixture {
     for (int i = 0; i < n; i++) {
       for (Map.Entry<String, Double> g : decodeGaps.entrySet()) {
         for (int k = 0; k < 10; k++) {
-          engine(g.getKey()).decodePace().tokenGap(Math.round(g.getValue() * 1e9));
+          engine(g.getKey()).decodePace().tokenGaps(1, Math.round(g.getValue() * 1e9));
         }
       }
       for (long k = 0; k < arrivalsPerTick; k++) {

@@ -63,7 +63,7 @@ class LoadSamplerTest {
   void decodeLoad_isTheObservedIntervalAboveTheFloor_overTheHeadroom_pooledAsAMean() {
     profileAll();
     for (int i = 0; i < 4; i++) {
-      fleet.get("d0").decodePace().tokenGap(30_000_000); // 30 ms
+      fleet.get("d0").decodePace().tokenGaps(1, 30_000_000); // 30 ms
     }
     PoolLoads loads = sampler(8).sample(fleet.engines(), book);
     // (0.030 - 0.010) / (0.050 - 0.010) = 0.5; d1 decoded nothing and holds nothing: 0.
@@ -93,19 +93,19 @@ class LoadSamplerTest {
     LoadSampler s = sampler(3);
     // An idle engine observed at 20 ms against a predicted 10 ms: ratio 2.
     for (int tick = 1; tick <= 2; tick++) {
-      fleet.get("d0").decodePace().tokenGap(20_000_000);
+      fleet.get("d0").decodePace().tokenGaps(1, 20_000_000);
       PoolLoads loads = s.sample(fleet.engines(), book);
       assertThat(loads.engine("d0").floorS()).as("tick %d: no correction yet", tick).isEqualTo(0.01);
       assertThat(loads.engine("d0").decodeLoad()).isCloseTo(0.25, within(1e-9));
     }
-    fleet.get("d0").decodePace().tokenGap(20_000_000);
+    fleet.get("d0").decodePace().tokenGaps(1, 20_000_000);
     PoolLoads corrected = s.sample(fleet.engines(), book);
     assertThat(s.correction("d0")).isCloseTo(2.0, within(1e-9));
     assertThat(corrected.engine("d0").floorS()).isCloseTo(0.02, within(1e-12));
     assertThat(corrected.engine("d0").decodeLoad()).isZero();
 
     // Ratio 8 moves the smoothed value to 2 + 0.5 × 6 = 5, held at the bound of 2.
-    fleet.get("d0").decodePace().tokenGap(80_000_000);
+    fleet.get("d0").decodePace().tokenGaps(1, 80_000_000);
     s.sample(fleet.engines(), book);
     assertThat(s.correction("d0")).isEqualTo(2.0);
   }

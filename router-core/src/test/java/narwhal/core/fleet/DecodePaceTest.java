@@ -57,7 +57,7 @@ class DecodePaceTest {
 
   @Test
   void gapsRecordedOneByOne_andInBatches_addUp() {
-    pace.tokenGap(10_000_000);
+    pace.tokenGaps(1, 10_000_000);
     pace.tokenGaps(3, 60_000_000);
     DecodePace.Sample sample = pace.drain();
     assertThat(sample.gaps()).isEqualTo(4);
