@@ -151,7 +151,12 @@ class AdmissionLimitsTest {
       CompletableFuture<HttpResponse<String>> holder = fleet.client.postAsync("/v1/completions", slow(1000));
       until("the first request to be seated", () -> fleet.router.router().admission().inFlight() == 1);
 
-      HttpResponse<String> expired = fleet.client.post("/v1/completions", QUICK);
+      // The holder's deadline ends first and frees the seat, so this request is seated with the
+      // few milliseconds it arrived later still left. Its producer answers after 150 ms: inside
+      // the 300-ms deadline had the queue not counted, far beyond what is left since it does
+      // (a quick engine could reach a first token in that remainder on a loaded machine).
+      HttpResponse<String> expired = fleet.client.post("/v1/completions",
+          "{\"prompt\": \"quick [[sim:delay-headers=150,phase=prefill]]\", \"max_tokens\": 2}");
 
       assertThat(expired.statusCode()).isEqualTo(504);
       assertThat(json(expired.body()).path("error").path("type").asText()).isEqualTo("request_expired");
