@@ -2,7 +2,8 @@
 # The benchmark harness: builds what it needs, installs nginx when missing, then runs narwhal-bench.
 #
 #   bench/run.sh                 full sweep: direct, narwhal and nginx arms, interleaved per level, with the
-#                                engines streaming chunked, then (--close-levels, default 1,64) close-delimited
+#                                engines streaming chunked, then (--close-levels, default 1,64) close-delimited;
+#                                --arms direct,narwhal,nginx,nginx-both adds nginx relaying both legs
 #   bench/run.sh sweep [flags]   the same with flags (bench/run.sh sweep --help lists them; bin/narwhal bench
 #                                runs this script)
 #   bench/run.sh profile [flags] the narwhal arm at one level (default 256 streams; --levels N) after the usual
@@ -13,7 +14,7 @@
 #                                window for an allocation profile (alloc.html; --alloc-profile off skips it).
 #                                JFR stands in when async-profiler cannot load (--profiler jfr forces it).
 #   bench/run.sh ceiling         8,000 slow streams through one router (bin/jvm.options: a 512 MiB heap at most)
-#   bench/run.sh smoke           all three arms at one small level for a few seconds (CI)
+#   bench/run.sh smoke           every arm (nginx-both too) at one small level for a few seconds (CI)
 #   bench/run.sh adaptive        issue 15's measured gain: four GPU-like simulated engines, a stationary and a
 #                                phase-shifting trace, every static split (1P3D, 2P2D, 3P1D), the best one with
 #                                predictive admission, and the adaptive role controller; attainment against

@@ -9,7 +9,9 @@ final class ArmFlags {
   @Option(names = "--rates", paramLabel = "R,...", description = "open-loop Poisson arrivals per second instead of levels")
   @Nullable String rates;
 
-  @Option(names = "--arms", paramLabel = "A,...", description = "default ${DEFAULT-VALUE}")
+  @Option(names = "--arms", paramLabel = "A,...", description = {
+      "of direct, narwhal, nginx (relays the decode leg; the targets' reference) and nginx-both (relays both legs, "
+          + "the hops the router makes); default ${DEFAULT-VALUE}"})
   String arms = "direct,narwhal,nginx";
 
   @Option(names = "--close-levels", paramLabel = "N,...", description = {

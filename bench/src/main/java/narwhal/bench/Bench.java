@@ -120,7 +120,8 @@ public final class Bench {
 
   /** A sweep with {@link SmokeDefaults}: every arm, both stream styles, one small level, seconds each. */
   @Command(name = "smoke", sortOptions = false, defaultValueProvider = SmokeDefaults.class,
-      description = "All three arms at one small level for a few seconds (CI): a sweep with smaller defaults.")
+      description = "Every arm (nginx-both too) at one small level for a few seconds (CI): a sweep with smaller "
+          + "defaults.")
   static final class Smoke implements Callable<Integer> {
     @Mixin SweepFlags flags;
     @Mixin ArmFlags arms;
@@ -134,7 +135,7 @@ public final class Bench {
   static final class SmokeDefaults implements IDefaultValueProvider {
     static final Map<String, String> VALUES = Map.of("--levels", "4", "--warm-s", "1", "--warm-streams", "4",
         "--warmup-s", "1", "--measure-s", "2", "--output-tokens", "16", "--itl-ms", "5", "--close-levels", "4",
-        "--close-warm-s", "1");
+        "--close-warm-s", "1", "--arms", "direct,narwhal,nginx,nginx-both");
 
     @Override
     public String defaultValue(ArgSpec arg) {

@@ -7,6 +7,7 @@ import narwhal.bench.cpu.Pinning;
 import narwhal.bench.fleet.EngineProcesses;
 import narwhal.bench.fleet.FleetFile;
 import narwhal.bench.fleet.ManagedProcess;
+import narwhal.bench.fleet.NginxConfig;
 import narwhal.bench.fleet.NginxProcess;
 import narwhal.bench.fleet.Ports;
 import narwhal.bench.fleet.RouterProcess;
@@ -59,15 +60,22 @@ final class Stack implements AutoCloseable {
         routerTarget = new HttpTarget("127.0.0.1", port);
       }
       HttpTarget nginxTarget = null;
+      HttpTarget nginxPrefillTarget = null;
       if (s.withNginx()) {
-        int port = Ports.free();
-        log("starting nginx on " + port);
-        nginx = NginxProcess.start(s.nginx(), s.dir().resolve("nginx"), port, engines.decodeTargets(),
-            s.nginxWorkers(), s.nginxOpenFiles(), s.pinning().proxyCommandPrefix());
-        nginxTarget = new HttpTarget("127.0.0.1", port);
+        int decodePort = Ports.free();
+        int prefillPort;
+        do { // the kernel may hand out a port again once its probe socket is closed
+          prefillPort = Ports.free();
+        } while (prefillPort == decodePort);
+        NginxConfig.Ports ports = new NginxConfig.Ports(decodePort, prefillPort);
+        log("starting nginx on " + ports.decode() + " (decode leg) and " + ports.prefill() + " (prefill leg)");
+        nginx = NginxProcess.start(s.nginx(), s.dir().resolve("nginx"), ports, engines.prefillTargets(),
+            engines.decodeTargets(), s.nginxWorkers(), s.nginxOpenFiles(), s.pinning().proxyCommandPrefix());
+        nginxTarget = new HttpTarget("127.0.0.1", ports.decode());
+        nginxPrefillTarget = new HttpTarget("127.0.0.1", ports.prefill());
       }
-      Stack stack = new Stack(engines, router, nginx,
-          new Targets(engines.prefillTargets(), engines.decodeTargets(), routerTarget, nginxTarget));
+      Stack stack = new Stack(engines, router, nginx, new Targets(engines.prefillTargets(),
+          engines.decodeTargets(), routerTarget, nginxTarget, nginxPrefillTarget));
       // Ctrl-C or SIGTERM to the harness must not leave engines, router or nginx behind.
       Runtime.getRuntime().addShutdownHook(new Thread(stack::close, "bench-stop-processes"));
       return stack;
@@ -85,7 +93,7 @@ final class Stack implements AutoCloseable {
     return switch (arm) {
       case DIRECT -> List.of();
       case NARWHAL -> List.of(require(router).pid());
-      case NGINX -> new ArrayList<>(probe.withChildren(require(nginx).pid()));
+      case NGINX, NGINX_BOTH -> new ArrayList<>(probe.withChildren(require(nginx).pid()));
     };
   }
 

@@ -101,10 +101,10 @@ final class SweepCommand {
     String nginxWorkers = f.nginxWorkers != null ? f.nginxWorkers : pinning.pinned() ? "1" : "auto";
     Stack.Settings settings = new Stack.Settings(f.prefillEngines, f.decodeEngines, sim,
         FlagValues.words(f.engineJavaOpts), routerOptions.options(),
-        20_000, arms.contains(Arm.NARWHAL), arms.contains(Arm.NGINX), nginx, nginxWorkers,
+        20_000, arms.contains(Arm.NARWHAL), arms.stream().anyMatch(Arm::nginx), nginx, nginxWorkers,
         19_000, repo, f.routerJar, dir, pinning);
     ProcessProbe probe = ProcessProbe.system();
-    MachineInfo machine = MachineInfo.detect(arms.contains(Arm.NGINX) ? env.nginxVersion(nginx) : "",
+    MachineInfo machine = MachineInfo.detect(arms.stream().anyMatch(Arm::nginx) ? env.nginxVersion(nginx) : "",
         env.openFilesLimit());
     Stack.log("results in " + dir);
     Stack.log("machine: " + machine.describe());

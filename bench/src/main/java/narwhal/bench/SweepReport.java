@@ -12,6 +12,7 @@ import java.util.Map;
 import narwhal.bench.cpu.Pinning;
 import narwhal.bench.fleet.RouterJvmOptions;
 import narwhal.bench.fleet.SimSettings;
+import narwhal.bench.load.Arm;
 import narwhal.bench.load.Workload;
 import narwhal.bench.profile.RouterProfiler;
 import narwhal.bench.report.ArmLevel;
@@ -139,6 +140,11 @@ final class SweepReport {
     if (!ratios.isEmpty()) {
       md.append("Router CPU per relayed token ÷ nginx's").append(rounds.size() > 1 ? ", rounds pooled: " : ": ")
           .append(ratios).append("\n\n");
+      String both = MarkdownReport.cpuRatios(styleRows, Arm.NGINX_BOTH.label());
+      if (!both.isEmpty()) {
+        md.append("… ÷ nginx's relaying both legs (`nginx-both`)").append(rounds.size() > 1 ? ", rounds pooled: " : ": ")
+            .append(both).append("\n\n");
+      }
       if (rounds.size() > 1) {
         String style = styleRows.get(0).engineStyle();
         md.append("The same, round by round:\n\n");

@@ -5,23 +5,25 @@ import java.util.List;
 import narwhal.bench.load.HttpTarget;
 
 /**
- * An nginx configuration that relays streamed completions to the decode engines the way a tuned
- * SSE proxy would: HTTP/1.1 with keep-alive upstream connections, no response or request
- * buffering, no access log. Everything it writes lives under its own prefix directory.
+ * An nginx configuration that relays completions to the engines the way a tuned SSE proxy would:
+ * HTTP/1.1 with keep-alive upstream connections, no response or request buffering, no access
+ * log. One port relays to the decode engines (the decode leg's stream), another to the prefill
+ * engines (the prefill leg, for the arm that sends both legs through nginx). Everything it writes
+ * lives under its own prefix directory.
  */
 public final class NginxConfig {
 
   private NginxConfig() {}
 
+  /** Where nginx listens: one port per leg, each relaying to its own engines. */
+  public record Ports(int decode, int prefill) {}
+
   /**
    * @param workers worker processes ({@code auto}: one per core)
    * @param openFiles per-worker descriptor limit; must fit under the process's hard limit
    */
-  public static String render(Path prefix, int listenPort, List<HttpTarget> decode, String workers, int openFiles) {
-    StringBuilder upstreams = new StringBuilder();
-    for (HttpTarget t : decode) {
-      upstreams.append("    server ").append(t.hostHeader()).append(";\n");
-    }
+  public static String render(Path prefix, Ports ports, List<HttpTarget> prefill, List<HttpTarget> decode,
+      String workers, int openFiles) {
     String p = prefix.toAbsolutePath().toString();
     // Each relayed stream holds two connections in one worker (client and upstream).
     int connections = Math.max(1024, openFiles - 64);
@@ -48,17 +50,32 @@ public final class NginxConfig {
           scgi_temp_path %s/tmp/scgi;
           keepalive_timeout 300s;
           keepalive_requests 1000000;
+        """.formatted(workers, openFiles, p, p, connections, p, p, p, p, p)
+        + upstream("decode", decode) + upstream("prefill", prefill)
+        + server(ports.decode(), "decode") + server(ports.prefill(), "prefill")
+        + "}\n";
+  }
 
-          upstream decode {
-        %s    keepalive 1024;
+  private static String upstream(String name, List<HttpTarget> engines) {
+    StringBuilder b = new StringBuilder("\n  upstream ").append(name).append(" {\n");
+    for (HttpTarget t : engines) {
+      b.append("    server ").append(t.hostHeader()).append(";\n");
+    }
+    return b.append("""
+            keepalive 1024;
             keepalive_requests 1000000;
             keepalive_timeout 300s;
           }
+        """).toString();
+  }
+
+  private static String server(int port, String upstream) {
+    return """
 
           server {
             listen 127.0.0.1:%d reuseport backlog=8192;
             location / {
-              proxy_pass http://decode;
+              proxy_pass http://%s;
               proxy_http_version 1.1;
               proxy_set_header Connection "";
               proxy_buffering off;
@@ -67,7 +84,6 @@ public final class NginxConfig {
               proxy_send_timeout 300s;
             }
           }
-        }
-        """.formatted(workers, openFiles, p, p, connections, p, p, p, p, p, upstreams, listenPort);
+        """.formatted(port, upstream);
   }
 }

@@ -19,21 +19,22 @@ public final class NginxProcess {
    * @param cpuPrefix what to run nginx under ({@code taskset -c CPU}), or nothing; its workers
    *     inherit the master's placement
    */
-  public static ManagedProcess start(String nginx, Path dir, int port, List<HttpTarget> decode, String workers,
-      int openFiles, List<String> cpuPrefix) {
+  public static ManagedProcess start(String nginx, Path dir, NginxConfig.Ports ports, List<HttpTarget> prefill,
+      List<HttpTarget> decode, String workers, int openFiles, List<String> cpuPrefix) {
     try {
       Files.createDirectories(dir.resolve("tmp"));
       for (String t : List.of("body", "proxy", "fastcgi", "uwsgi", "scgi")) {
         Files.createDirectories(dir.resolve("tmp").resolve(t));
       }
       Path conf = dir.resolve("nginx.conf");
-      Files.writeString(conf, NginxConfig.render(dir, port, decode, workers, openFiles));
+      Files.writeString(conf, NginxConfig.render(dir, ports, prefill, decode, workers, openFiles));
       List<String> cmd = new ArrayList<>(cpuPrefix);
       cmd.addAll(List.of(nginx, "-p", dir.toAbsolutePath().toString(), "-c", conf.toAbsolutePath().toString(),
           "-e", dir.resolve("error.log").toAbsolutePath().toString()));
       ManagedProcess p = ManagedProcess.start("nginx", cmd, Map.of(), dir.resolve("nginx.out"));
       try {
-        p.awaitPort(port, Duration.ofSeconds(20));
+        p.awaitPort(ports.decode(), Duration.ofSeconds(20));
+        p.awaitPort(ports.prefill(), Duration.ofSeconds(20));
       } catch (RuntimeException e) {
         p.close();
         throw e;

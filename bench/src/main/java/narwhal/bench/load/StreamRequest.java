@@ -58,7 +58,7 @@ final class StreamRequest {
     timeout = rt.loop().schedule(this::onTimeout, Math.max(1, remaining), TimeUnit.NANOSECONDS);
     int rr = rt.roundRobin++;
     if (run.arm().clientRunsPrefill()) {
-      call = rt.client.post(run.targets().prefillTarget(rr), PATH, run.workload().prefillBody(prompt),
+      call = rt.client.post(run.targets().prefillTarget(run.arm(), rr), PATH, run.workload().prefillBody(prompt),
           rt.nextRequestId(), new PrefillLeg(rr));
     } else {
       call = rt.client.post(run.targets().streamTarget(run.arm(), rr), PATH,

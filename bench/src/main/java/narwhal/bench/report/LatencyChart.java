@@ -27,8 +27,9 @@ public final class LatencyChart {
   private static final Map<String, Color> COLOURS = Map.of(
       "direct", new Color(0x4d, 0x4d, 0x4d),
       "narwhal", new Color(0x1f, 0x77, 0xb4),
-      "nginx", new Color(0x2c, 0xa0, 0x2c));
-  private static final List<String> ARMS = List.of("direct", "narwhal", "nginx");
+      "nginx", new Color(0x2c, 0xa0, 0x2c),
+      "nginx-both", new Color(0xff, 0x7f, 0x0e));
+  private static final List<String> ARMS = List.of("direct", "narwhal", "nginx", "nginx-both");
   private static final double FLOOR_MS = 0.01;
 
   private LatencyChart() {}

@@ -10,9 +10,9 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
- * The results table: one row per level and arm, with Narwhal's added TTFT and inter-token latency
- * (narwhal minus direct at the same level and engine stream style) on the narwhal rows, and how
- * much CPU other tenants of the machine used during each window.
+ * The results table: one row per level and arm, with each proxy's added TTFT and inter-token
+ * latency (its arm minus direct at the same level and engine stream style) on the rows of the
+ * arms with a proxy, and how much CPU other tenants of the machine used during each window.
  */
 public final class MarkdownReport {
 
@@ -76,14 +76,19 @@ public final class MarkdownReport {
     return r.noisy() ? v + " ⚠ noisy" : v;
   }
 
-  /** Router CPU per relayed token against nginx's, per level: the ratio target. */
+  /** Router CPU per relayed token against nginx's (relaying the decode leg), per level: the ratio target. */
   public static String cpuRatios(List<ArmLevel> rows) {
+    return cpuRatios(rows, "nginx");
+  }
+
+  /** Router CPU per relayed token against that of {@code reference} (an nginx arm), per level. */
+  public static String cpuRatios(List<ArmLevel> rows, String reference) {
     Map<Double, double[]> byLevel = new LinkedHashMap<>();
     for (ArmLevel r : rows) {
       double[] v = byLevel.computeIfAbsent(r.level(), l -> new double[] {Double.NaN, Double.NaN});
       if (r.arm().equals("narwhal")) {
         v[0] = r.proxyCpuPer100kTokens();
-      } else if (r.arm().equals("nginx")) {
+      } else if (r.arm().equals(reference)) {
         v[1] = r.proxyCpuPer100kTokens();
       }
     }
@@ -139,7 +144,7 @@ public final class MarkdownReport {
   }
 
   private static String added(ArmLevel r, Optional<ArmLevel> direct, boolean ttft) {
-    if (!r.arm().equals("narwhal") || direct.isEmpty()) {
+    if (!r.hasProxy() || direct.isEmpty()) {
       return "–";
     }
     ArmLevel d = direct.get();

@@ -15,6 +15,7 @@ class GeneratedConfigTest {
   private static final List<HttpTarget> PREFILL = List.of(new HttpTarget("127.0.0.1", 9001));
   private static final List<HttpTarget> DECODE =
       List.of(new HttpTarget("127.0.0.1", 9002), new HttpTarget("127.0.0.1", 9003));
+  private static final NginxConfig.Ports PORTS = new NginxConfig.Ports(8080, 8081);
 
   @Test
   void fleetFile_isAcceptedByTheRoutersOwnParser() throws Exception {
@@ -31,7 +32,7 @@ class GeneratedConfigTest {
 
   @Test
   void nginxConfig_relaysUnbufferedOverKeepAliveHttp11() {
-    String conf = NginxConfig.render(Path.of("/tmp/x"), 8080, DECODE, "auto", 19000);
+    String conf = NginxConfig.render(Path.of("/tmp/x"), PORTS, PREFILL, DECODE, "auto", 19000);
     assertThat(conf)
         .contains("daemon off;")
         .contains("proxy_buffering off;")
@@ -44,7 +45,22 @@ class GeneratedConfigTest {
         .contains("worker_rlimit_nofile 19000;")
         .contains("pid /tmp/x/nginx.pid;")
         .contains("worker_processes auto;");
-    assertThat(NginxConfig.render(Path.of("/tmp/x"), 8080, DECODE, "1", 19000)).contains("worker_processes 1;");
+    assertThat(NginxConfig.render(Path.of("/tmp/x"), PORTS, PREFILL, DECODE, "1", 19000))
+        .contains("worker_processes 1;");
+  }
+
+  @Test
+  void nginxConfig_relaysEachLegFromItsOwnPortToItsOwnEngines() {
+    String conf = NginxConfig.render(Path.of("/tmp/x"), PORTS, PREFILL, DECODE, "1", 19000);
+    String decode = conf.substring(conf.indexOf("upstream decode {"), conf.indexOf("upstream prefill {"));
+    String prefill = conf.substring(conf.indexOf("upstream prefill {"), conf.indexOf("server {"));
+    assertThat(decode).contains("server 127.0.0.1:9002;", "server 127.0.0.1:9003;", "keepalive 1024;")
+        .doesNotContain("9001");
+    assertThat(prefill).contains("server 127.0.0.1:9001;", "keepalive 1024;").doesNotContain("9002");
+    assertThat(conf).containsSubsequence("listen 127.0.0.1:8080", "proxy_pass http://decode;",
+        "listen 127.0.0.1:8081", "proxy_pass http://prefill;");
+    assertThat(conf.chars().filter(c -> c == '{').count()).as("balanced braces")
+        .isEqualTo(conf.chars().filter(c -> c == '}').count());
   }
 
   @Test

@@ -76,6 +76,26 @@ class ClosedLoopEndToEndTest {
   }
 
   @Test
+  void nginxBothArm_sendsThePrefillLegToTheProxysPrefillPort_andTheStreamToItsDecodePort() {
+    // The engines stand in for nginx's two ports; the engine lists point nowhere, so a leg that
+    // went past the "proxy" would fail.
+    HttpTarget nowhere = new HttpTarget("127.0.0.1", narwhal.bench.fleet.Ports.free());
+    Targets viaProxy = new Targets(List.of(nowhere), List.of(nowhere), null,
+        targets.decode().get(0), targets.prefill().get(0));
+    long prefills = engines.get(0).stats().prefills();
+    try (Generator generator = new Generator(1)) {
+      RunResult r = generator.closedLoop(Arm.NGINX_BOTH, new Workload("narwhal-sim", 8, 4, 4, 0), viaProxy, 2,
+          LoadShape.of(Duration.ZERO, Duration.ofMillis(50), Duration.ofMillis(300), Duration.ofSeconds(20)),
+          Phases.NONE);
+      assertThat(r.stats().errors()).as(r.stats().firstError()).isZero();
+      assertThat(r.stats().completed()).isPositive();
+      assertThat(engines.get(0).stats().prefills() - prefills).as("prefill legs at the prefill port")
+          .isGreaterThanOrEqualTo(r.stats().completed());
+    }
+    assertThat(engines.get(1).stats().kvPulls()).as("decode legs at the decode port").isPositive();
+  }
+
+  @Test
   void closeDelimitedEngineStreams_directArm_readsToClose_neverReusesAClosedConnection_noErrors() {
     engines.forEach(e -> e.setStreamFraming(StreamFraming.CLOSE));
     SimEngine decode = engines.get(1);

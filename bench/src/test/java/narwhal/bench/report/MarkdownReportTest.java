@@ -29,12 +29,16 @@ class MarkdownReportTest {
       row("nginx", 64, 5.1, 9.5, 2.0));
 
   @Test
-  void table_showsAddedLatencyOnTheNarwhalRowOnly() {
+  void table_showsAddedLatencyOnEveryProxysRow() {
     String table = MarkdownReport.table(rows, "streams");
     assertThat(table.lines()).hasSize(5);
-    assertThat(table).contains("| 64 | narwhal |").contains("+0.25 / +1.50");
-    assertThat(table.lines().filter(l -> l.startsWith("| 64 | direct")).findFirst().orElseThrow())
-        .doesNotContain("+0.");
+    assertThat(line(table, "| 64 | narwhal")).contains("+0.25 / +1.50");
+    assertThat(line(table, "| 64 | nginx")).contains("+0.10 / +0.50");
+    assertThat(line(table, "| 64 | direct")).doesNotContain("+0.");
+  }
+
+  private static String line(String table, String start) {
+    return table.lines().filter(l -> l.startsWith(start)).findFirst().orElseThrow();
   }
 
   @Test
@@ -76,6 +80,16 @@ class MarkdownReportTest {
   @Test
   void cpuRatios_isRouterOverNginxPerLevel() {
     assertThat(MarkdownReport.cpuRatios(rows)).isEqualTo("64: 1.50×");
+  }
+
+  @Test
+  void cpuRatios_againstNginxRelayingBothLegs_isItsOwnLine() {
+    List<ArmLevel> withBoth = new java.util.ArrayList<>(rows);
+    withBoth.add(row("nginx-both", 64, 5.2, 9.8, 2.4));
+    assertThat(MarkdownReport.cpuRatios(withBoth)).as("the target's reference is unchanged").isEqualTo("64: 1.50×");
+    assertThat(MarkdownReport.cpuRatios(withBoth, "nginx-both")).isEqualTo("64: 1.25×");
+    assertThat(MarkdownReport.cpuRatios(rows, "nginx-both")).as("no such arm run").isEmpty();
+    assertThat(line(MarkdownReport.table(withBoth, "streams"), "| 64 | nginx-both")).contains("+0.20 / +0.80");
   }
 
   @Test
