@@ -28,7 +28,7 @@ import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code narwhal bench}: {@code sweep} (the three arms, interleaved per level), {@code profile}
+ * {@code narwhal bench}: {@code sweep} (the arms, interleaved per level), {@code profile}
  * (the router's CPU profile at one level), {@code smoke} (a sweep in seconds, for CI), {@code
  * ceiling} (concurrent slow streams through a heap-capped router) and {@code wakeup} (what a
  * round trip to a process idle for a given gap costs on this machine). {@code bench/run.sh}

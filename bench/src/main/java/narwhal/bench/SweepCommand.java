@@ -27,7 +27,7 @@ import narwhal.bench.report.Rounds;
 import org.jspecify.annotations.Nullable;
 
 /**
- * {@code bench sweep}: the three arms against the same engines, level by level, the arms
+ * {@code bench sweep}: the arms ({@code --arms}) against the same engines, level by level, the arms
  * interleaved within each level (direct, narwhal, nginx, then the next level) so drifting machine
  * noise lands on all of them alike; with {@code --rounds N} each level repeats that N times in
  * rotated order and pools each arm's windows ({@link Rounds}). Closed-loop concurrency levels by

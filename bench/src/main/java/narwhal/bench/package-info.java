@@ -1,5 +1,5 @@
 /**
- * The benchmark harness: {@link narwhal.bench.Bench} runs the three arms (direct, narwhal, nginx)
+ * The benchmark harness: {@link narwhal.bench.Bench} runs the arms (direct, narwhal, nginx, nginx-both)
  * against the same simulated engines, interleaved per level, and the concurrency ceiling.
  */
 @NullMarked
