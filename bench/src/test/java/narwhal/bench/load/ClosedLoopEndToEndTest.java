@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import narwhal.bench.fleet.FleetFile;
+import narwhal.bench.fleet.Ports;
 import narwhal.config.FleetFileParser;
 import narwhal.server.RouterServer;
 import narwhal.sim.SimEngine;
@@ -81,13 +82,13 @@ class ClosedLoopEndToEndTest {
   void nginxBothArm_sendsThePrefillLegToTheProxysPrefillPort_andTheStreamToItsDecodePort() {
     // The engines stand in for nginx's two ports; the engine lists point nowhere, so a leg that
     // went past the "proxy" would fail.
-    HttpTarget nowhere = new HttpTarget("127.0.0.1", narwhal.bench.fleet.Ports.free());
+    HttpTarget nowhere = new HttpTarget("127.0.0.1", Ports.free());
     Targets viaProxy = new Targets(List.of(nowhere), List.of(nowhere), null,
         targets.decode().get(0), targets.prefill().get(0));
     long prefills = engines.get(0).stats().prefills();
     try (Generator generator = new Generator(1)) {
       RunResult r = generator.closedLoop(Arm.NGINX_BOTH, new Workload("narwhal-sim", 8, 4, 4, 0), viaProxy, 2,
-          LoadShape.of(Duration.ZERO, Duration.ofMillis(50), Duration.ofMillis(300), Duration.ofSeconds(20)),
+          LoadShape.of(Duration.ZERO, Duration.ofMillis(300), Duration.ofMillis(600), Duration.ofSeconds(20)),
           Phases.NONE);
       assertThat(r.stats().errors()).as(r.stats().firstError()).isZero();
       assertThat(r.stats().completed()).isPositive();
