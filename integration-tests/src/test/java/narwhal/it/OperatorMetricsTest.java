@@ -66,6 +66,9 @@ class OperatorMetricsTest {
           .containsEntry("narwhal_engine_failures_total{class=\"inference_status\",iid=\"d0\",phase=\"decode\"}", 1.0)
           .containsEntry("narwhal_engine_failures_total{class=\"inference_status\",iid=\"p0\",phase=\"prefill\"}", 0.0)
           .containsEntry("narwhal_failed_total{iid=\"d0\",reason=\"engine_error\"}", 1.0);
+      // Requests have been relayed through pooled direct buffers, which the allocator keeps.
+      assertThat(m.get("narwhal_netty_buffer_memory_bytes{kind=\"direct\"}")).isPositive();
+      assertThat(m).containsKey("narwhal_netty_buffer_memory_bytes{kind=\"heap\"}");
     }
   }
 }

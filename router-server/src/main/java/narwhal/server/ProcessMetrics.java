@@ -7,6 +7,9 @@ import com.codahale.metrics.jvm.FileDescriptorRatioGauge;
 import com.codahale.metrics.jvm.GarbageCollectorMetricSet;
 import com.codahale.metrics.jvm.JvmAttributeGaugeSet;
 import com.codahale.metrics.jvm.MemoryUsageGaugeSet;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufAllocatorMetric;
+import io.netty.buffer.ByteBufAllocatorMetricProvider;
 import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
 import java.util.Map;
@@ -19,7 +22,9 @@ import narwhal.core.metrics.RouterMetrics;
  * gauges read by Dropwizard's {@code metrics-jvm} (memory, garbage collection, threads, file
  * descriptors, uptime), renamed into {@code narwhal_jvm_*} and {@code narwhal_process_*} families
  * with labels, since metrics-jvm's dotted names ({@code heap.used}, {@code G1-Young-Generation.count})
- * are not Prometheus names. docs/operations.md lists them.
+ * are not Prometheus names; and the memory Netty's buffer allocator holds
+ * ({@code narwhal_netty_buffer_memory_bytes}), which the JVM's figures leave out. docs/operations.md
+ * lists them.
  */
 final class ProcessMetrics {
 
@@ -32,6 +37,7 @@ final class ProcessMetrics {
     metrics.gauge("narwhal_build_info", "1, labelled with the router's version and the Java runtime's.",
         () -> 1, "version", version, "java", System.getProperty("java.version", "unknown"));
     memory(metrics, new MemoryUsageGaugeSet().getMetrics());
+    buffers(metrics, ByteBufAllocator.DEFAULT);
     gc(metrics, new GarbageCollectorMetricSet().getMetrics());
     // Thread states are read from the JVM's thread list: cached briefly, so one scrape reads it once.
     threads(metrics, new CachedThreadStatesGaugeSet(1, TimeUnit.SECONDS).getMetrics());
@@ -63,6 +69,22 @@ final class ProcessMetrics {
     for (String kind : new String[] {"used", "committed"}) {
       metrics.gauge("narwhal_jvm_memory_bytes", help, read(set, "non-heap." + kind), "area", "nonheap", "kind", kind);
     }
+  }
+
+  /**
+   * The memory Netty's buffer allocator holds, outside the heap's figures (every router socket
+   * allocates from the default allocator). In production the leak detector only samples one buffer
+   * in 128, so this is the cheap signal of a buffer leak: it rises with load and settles; one that
+   * climbs under steady load is a leak.
+   */
+  static void buffers(RouterMetrics metrics, ByteBufAllocator allocator) {
+    if (!(allocator instanceof ByteBufAllocatorMetricProvider provider)) {
+      return;
+    }
+    ByteBufAllocatorMetric held = provider.metric();
+    String help = "Memory Netty's buffer allocator holds, in bytes, by kind (direct, heap).";
+    metrics.gauge("narwhal_netty_buffer_memory_bytes", help, held::usedDirectMemory, "kind", "direct");
+    metrics.gauge("narwhal_netty_buffer_memory_bytes", help, held::usedHeapMemory, "kind", "heap");
   }
 
   private static void gc(RouterMetrics metrics, Map<String, Metric> set) {
