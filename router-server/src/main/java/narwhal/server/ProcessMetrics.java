@@ -77,7 +77,7 @@ final class ProcessMetrics {
    * in 128, so this is the cheap signal of a buffer leak: it rises with load and settles; one that
    * climbs under steady load is a leak.
    */
-  static void buffers(RouterMetrics metrics, ByteBufAllocator allocator) {
+  private static void buffers(RouterMetrics metrics, ByteBufAllocator allocator) {
     if (!(allocator instanceof ByteBufAllocatorMetricProvider provider)) {
       return;
     }
