@@ -44,7 +44,7 @@ public interface CompletionService {
    * @param clientRequestId the client's {@code X-Request-Id}, or null
    */
   default AdmissionTicket admit(Scheduler loop, long arrivalNanos, @Nullable String clientRequestId) {
-    return AdmissionTicket.unlimited(java.util.UUID.randomUUID().toString(), loop, arrivalNanos);
+    return AdmissionTicket.unlimited(RequestIds.uuid(), loop, arrivalNanos);
   }
 
   /**

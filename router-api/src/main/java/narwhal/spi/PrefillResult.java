@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 import narwhal.proto.v1.KvHandoffDescriptor;
 import narwhal.proto.v1.Route;
 
@@ -22,7 +23,9 @@ public final class PrefillResult {
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
   private final narwhal.proto.v1.PrefillResult proto;
-  private final String parametersJson;
+  /** Rendered on first use: only {@link #parameters()} reads it, never the relay between two legs. */
+  private final Supplier<String> renderParameters;
+  private volatile String parametersJson;
   private final long legStartedNanos;
   private final long completedNanos;
 
@@ -33,8 +36,19 @@ public final class PrefillResult {
    */
   public PrefillResult(
       narwhal.proto.v1.PrefillResult proto, String parametersJson, long legStartedNanos, long completedNanos) {
+    this(proto, () -> parametersJson, legStartedNanos, completedNanos);
+  }
+
+  /**
+   * As above, with the transfer parameters rendered only if {@link #parameters()} asks for them.
+   *
+   * @param renderParameters renders the descriptor as the engine family's transfer parameters; it
+   *     must give the same text every time
+   */
+  public PrefillResult(narwhal.proto.v1.PrefillResult proto, Supplier<String> renderParameters,
+      long legStartedNanos, long completedNanos) {
     this.proto = proto;
-    this.parametersJson = parametersJson;
+    this.renderParameters = renderParameters;
     this.legStartedNanos = legStartedNanos;
     this.completedNanos = completedNanos;
   }
@@ -79,7 +93,7 @@ public final class PrefillResult {
 
   /** This result with the prompt size the producer's answer reported ({@link #promptTokens()}). */
   public PrefillResult withPromptTokens(long promptTokens) {
-    return new PrefillResult(proto.toBuilder().setPromptTokens(promptTokens).build(), parametersJson,
+    return new PrefillResult(proto.toBuilder().setPromptTokens(promptTokens).build(), renderParameters,
         legStartedNanos, completedNanos);
   }
 
@@ -96,10 +110,19 @@ public final class PrefillResult {
   /** A fresh, mutable copy of the transfer parameters; changing it never changes this result. */
   public Map<String, Object> parameters() {
     try {
-      return MAPPER.readValue(parametersJson, new TypeReference<LinkedHashMap<String, Object>>() {});
+      return MAPPER.readValue(parametersJson(), new TypeReference<LinkedHashMap<String, Object>>() {});
     } catch (IOException e) {
       throw new UncheckedIOException("transfer parameters are not a JSON object", e);
     }
+  }
+
+  private String parametersJson() {
+    String json = parametersJson;
+    if (json == null) {
+      json = renderParameters.get(); // a race renders twice, the same text
+      parametersJson = json;
+    }
+    return json;
   }
 
   @Override

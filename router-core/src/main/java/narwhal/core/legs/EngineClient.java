@@ -1,9 +1,9 @@
 package narwhal.core.legs;
 
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
+import narwhal.api.RequestIds;
 import narwhal.config.EngineSpec;
 import narwhal.core.trace.LegTrace;
 import narwhal.time.Scheduler;
@@ -41,7 +41,7 @@ public final class EngineClient {
   private final Supplier<String> backendIds;
 
   public EngineClient(EngineTransport transport, EngineDialects dialects) {
-    this(transport, dialects, () -> UUID.randomUUID().toString());
+    this(transport, dialects, RequestIds::uuid);
   }
 
   public EngineClient(EngineTransport transport, EngineDialects dialects, Supplier<String> backendIds) {
@@ -173,7 +173,7 @@ public final class EngineClient {
             .setBackendRequestId(prefillId)
             .setRoute(request.getRoute())
             .build(),
-        dialect.transferParametersJson(rendezvous), loop.nanoTime(), loop.nanoTime());
+        () -> dialect.transferParametersJson(rendezvous), loop.nanoTime(), loop.nanoTime());
     PrefillLeg prefill = new PrefillLeg(
         transport, dialect, producer, request, prefillTrace, prefillLimits, loop, prefillHttp, planned);
     DecodeLeg decode = new DecodeLeg(

@@ -118,7 +118,7 @@ final class PrefillLeg implements OneShotExchange.Outcome {
         .setPromptTokens(promptTokens)
         .build();
     result.complete(new PrefillResult(
-        proto, dialect.transferParametersJson(descriptor), startedNanos, loop.nanoTime()));
+        proto, () -> dialect.transferParametersJson(descriptor), startedNanos, loop.nanoTime()));
   }
 
   @Override

@@ -2,7 +2,6 @@ package narwhal.core.request;
 
 import java.time.Clock;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.random.RandomGenerator;
 import narwhal.config.FleetConfig;
@@ -16,6 +15,7 @@ import narwhal.api.ClientSink;
 import narwhal.api.CompletionService;
 import narwhal.api.FrontEnd;
 import narwhal.api.RequestHandle;
+import narwhal.api.RequestIds;
 import narwhal.api.RouterError;
 import narwhal.api.Authentication;
 import narwhal.api.Caller;
@@ -265,7 +265,7 @@ public final class DisaggregatedRouter implements CompletionService {
   }
 
   private static String newRequestId() {
-    return UUID.randomUUID().toString().replace("-", "");
+    return RequestIds.hex32();
   }
 
   @Override

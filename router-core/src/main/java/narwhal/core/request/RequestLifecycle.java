@@ -66,8 +66,8 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   private final long arrivalNanos;
   private final String requestId;
   private final long deadlineNanos;
-  /** What bounds the request, for the 504 message: "600 s (serving.request_timeout_s)". */
-  private final String deadlineLimit;
+  /** Whether the client's own deadline comes before serving.request_timeout_s (the 504 names it). */
+  private final boolean clientDeadlineFirst;
   /**
    * The prompt's size in tokens: the router's estimate until {@link #sizing} has counted it, then
    * the exact count when it could; what admission prices and the reservations weigh.
@@ -139,10 +139,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     this.relay = new ClientRelay(sink, legs);
     this.blame = new FailureBlame(rt.health(), this::quarantine);
     this.deadlineNanos = rt.settings().deadlineNanos(arrivalNanos, clientDeadlineNanos);
-    boolean clientFirst = deadlineNanos != arrivalNanos + rt.settings().requestTimeoutNanos();
-    this.deadlineLimit = clientFirst
-        ? Durations.describe(Math.max(0, deadlineNanos - arrivalNanos)) + " (the client's deadline)"
-        : Durations.describe(rt.settings().requestTimeoutNanos()) + " (serving.request_timeout_s)";
+    this.clientDeadlineFirst = deadlineNanos != arrivalNanos + rt.settings().requestTimeoutNanos();
     this.sizing = new PromptSizing(rt, request, loop, requestId);
     this.promptTokens = sizing.estimate();
     this.placement = new PricedPlacement(rt.fleet(), rt.placementCost());
@@ -573,6 +570,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     if (state == RequestState.DONE) {
       return;
     }
+    String deadlineLimit = deadlineLimit();
     if (state == RequestState.RELAY) {
       end(Terminal.EXPIRED, "deadline", RouterError.of(504, "decode", "request_expired",
           "request deadline of " + deadlineLimit + " passed after " + TokenCounts.describe(tokens)));
@@ -580,6 +578,15 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
       end(Terminal.EXPIRED, "deadline", RouterError.of(504, "request_expired", "request_expired",
           "request deadline of " + deadlineLimit + " passed before the first token"));
     }
+  }
+
+  /**
+   * What bounded the request, for the 504: "600 s (serving.request_timeout_s)". Spelled out only
+   * when a deadline passes, not on every request's way to its first token.
+   */
+  private String deadlineLimit() {
+    return Durations.describe(Math.max(0, deadlineNanos - arrivalNanos))
+        + (clientDeadlineFirst ? " (the client's deadline)" : " (serving.request_timeout_s)");
   }
 
   @Override

@@ -1,7 +1,6 @@
 package narwhal.engines.sglang;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import narwhal.openai.ModelLists;
@@ -14,6 +13,7 @@ import narwhal.spi.HandoffStyle;
 import narwhal.openai.OpenAiErrorBodies;
 import narwhal.openai.OpenAiStreamDecoder;
 import narwhal.spi.UnreadableHandoffException;
+import narwhal.openai.Json;
 import narwhal.openai.OpenAiRequestCodec;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.KvHandoffDescriptor;
@@ -150,7 +150,7 @@ public final class SglangDialect implements EngineDialect {
     if (rendezvous != null) {
       BootstrapRendezvous.addTo(body, rendezvous);
     }
-    byte[] bytes = body.toString().getBytes(StandardCharsets.UTF_8);
+    byte[] bytes = Json.compactBytes(body);
     return new EngineHttpRequest("POST", endpoint(request.getRoute()),
         Map.of("X-Request-Id", backendRequestId, "Content-Type", "application/json"), bytes);
   }

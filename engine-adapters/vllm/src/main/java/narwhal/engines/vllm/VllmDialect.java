@@ -2,7 +2,6 @@ package narwhal.engines.vllm;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import narwhal.openai.ModelLists;
 import narwhal.openai.AnswerUsage;
@@ -141,7 +140,7 @@ public final class VllmDialect implements EngineDialect {
   }
 
   private static EngineHttpRequest post(Route route, ObjectNode body, String backendRequestId) {
-    byte[] bytes = body.toString().getBytes(StandardCharsets.UTF_8);
+    byte[] bytes = Json.compactBytes(body);
     return new EngineHttpRequest("POST", endpoint(route),
         Map.of("X-Request-Id", backendRequestId, "Content-Type", "application/json"), bytes);
   }

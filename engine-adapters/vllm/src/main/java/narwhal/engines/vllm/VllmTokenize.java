@@ -6,7 +6,6 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import narwhal.openai.Json;
@@ -71,7 +70,7 @@ final class VllmTokenize {
         body.set("add_special_tokens", special);
       }
     }
-    byte[] bytes = body.toString().getBytes(StandardCharsets.UTF_8);
+    byte[] bytes = Json.compactBytes(body);
     return new EngineHttpRequest("POST", PATH,
         Map.of("X-Request-Id", backendRequestId, "Content-Type", "application/json"), bytes);
   }
