@@ -2,6 +2,8 @@ package narwhal.engines.vllm;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.BooleanNode;
+import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -84,7 +86,7 @@ final class NixlDescriptors {
       Map.Entry<String, JsonNode> f = fields.next();
       // What no typed field holds stays opaque, so nothing the producer said is lost.
       if (!isTyped(f.getKey(), f.getValue())) {
-        d.putOpaqueFields(f.getKey(), f.getValue().toString());
+        d.putOpaqueFields(f.getKey(), jsonText(f.getValue()));
       }
     }
     return d.build();
@@ -93,11 +95,7 @@ final class NixlDescriptors {
   static ObjectNode render(KvHandoffDescriptor d) {
     ObjectNode out = Json.mapper().createObjectNode();
     for (Map.Entry<String, String> f : d.getOpaqueFieldsMap().entrySet()) {
-      try {
-        out.set(f.getKey(), Json.mapper().readTree(f.getValue()));
-      } catch (IOException e) {
-        throw new UncheckedIOException("opaque descriptor field " + f.getKey() + " is not JSON", e);
-      }
+      out.set(f.getKey(), jsonValue(f.getKey(), f.getValue()));
     }
     if (!d.getEngineId().isEmpty()) {
       out.put(ENGINE_ID, d.getEngineId());
@@ -121,6 +119,36 @@ final class NixlDescriptors {
       out.put(REQUEST_ID, d.getRemoteRequestId());
     }
     return out;
+  }
+
+  /**
+   * An opaque value's JSON text. NIXL's opaque fields are mostly the two {@code do_remote_*}
+   * flags, whose text needs no serializer (a node's {@code toString()} starts a whole Jackson
+   * writer, on every prefill answer's way to the decode leg).
+   */
+  private static String jsonText(JsonNode v) {
+    if (v.isBoolean() || v.isNull()) {
+      return v.asText(); // "true", "false", "null"
+    }
+    return v.toString();
+  }
+
+  /** The inverse of {@link #jsonText}: the flags without a parser, anything else parsed (and so checked). */
+  private static JsonNode jsonValue(String key, String text) {
+    switch (text) {
+      case "true":
+        return BooleanNode.TRUE;
+      case "false":
+        return BooleanNode.FALSE;
+      case "null":
+        return NullNode.getInstance();
+      default:
+        try {
+          return Json.mapper().readTree(text);
+        } catch (IOException e) {
+          throw new UncheckedIOException("opaque descriptor field " + key + " is not JSON", e);
+        }
+    }
   }
 
   /** Whether {@code v}, found under {@code key}, is held in a typed descriptor field rather than opaquely. */

@@ -1,7 +1,13 @@
 package narwhal.engines.vllm;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
 import java.util.Map;
 import narwhal.openai.ModelLists;
 import narwhal.openai.AnswerUsage;
@@ -40,6 +46,10 @@ public final class VllmDialect implements EngineDialect {
 
   public static final String NAME = "vllm";
 
+  /** Reads one value of a longer document, so what follows it is not "trailing" to this reader. */
+  private static final ObjectReader SUBTREE =
+      Json.mapper().reader().without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
   @Override
   public String name() {
     return NAME;
@@ -75,13 +85,7 @@ public final class VllmDialect implements EngineDialect {
   @Override
   public KvHandoffDescriptor readPrefillResponse(String body, String connector)
       throws UnreadableHandoffException {
-    JsonNode response;
-    try {
-      response = Json.mapper().readTree(body);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new UnreadableHandoffException("the prefill response is not JSON: " + e.getOriginalMessage());
-    }
-    JsonNode params = response == null ? null : response.get("kv_transfer_params");
+    JsonNode params = transferParamsOf(body);
     if (params == null || params.isNull()) {
       throw new UnreadableHandoffException("the prefill response carries no kv_transfer_params "
           + "(did the engine run with a KV connector and stop at max_tokens=1?)");
@@ -90,6 +94,39 @@ public final class VllmDialect implements EngineDialect {
       throw new UnreadableHandoffException("kv_transfer_params is not an object");
     }
     return NixlDescriptors.read((ObjectNode) params, connector);
+  }
+
+  /**
+   * The answer's top-level {@code kv_transfer_params}, or null when it has none or is not an
+   * object. Read with the streaming parser so that only the parameters become a tree: the rest
+   * of the answer ({@code choices}, {@code usage}, …) is only checked to be well-formed JSON, as
+   * a whole-body tree would have checked it, and skipped (a repeated key is refused by the
+   * mapper's parser either way).
+   */
+  private static @Nullable JsonNode transferParamsOf(String body) throws UnreadableHandoffException {
+    try (JsonParser p = Json.mapper().getFactory().createParser(body)) {
+      JsonNode params = null;
+      if (p.nextToken() == JsonToken.START_OBJECT) {
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+          boolean wanted = "kv_transfer_params".equals(p.currentName());
+          p.nextToken();
+          if (wanted) {
+            params = SUBTREE.readTree(p);
+          } else {
+            p.skipChildren();
+          }
+        }
+      } else {
+        p.skipChildren();
+      }
+      if (p.nextToken() != null) {
+        throw new UnreadableHandoffException("the prefill response is not JSON: content after its end");
+      }
+      return params;
+    } catch (IOException e) {
+      String why = e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage();
+      throw new UnreadableHandoffException("the prefill response is not JSON: " + why);
+    }
   }
 
   @Override

@@ -41,6 +41,8 @@ class NixlDescriptorsTest {
       // Ports and block ids at the edges of their types.
       "{\"remote_engine_id\":\"e\",\"remote_block_ids\":[0,9223372036854775807],"
           + "\"remote_port\":2147483648,\"tp_size\":0}",
+      // Strings that spell the literals the flags are rendered from must stay strings.
+      "{\"do_remote_prefill\":\"true\",\"do_remote_decode\":\"false\",\"x\":\"null\",\"y\":true}",
       // Nothing at all.
       "{}"})
   void readThenRender_givesBackTheProducersParamsVerbatim(String params) throws Exception {

@@ -54,6 +54,49 @@ class VllmPrefillResponseTest {
   }
 
   @Test
+  void readPrefillResponse_contentAfterTheAnswer_isUnreadable() {
+    assertThatThrownBy(() -> dialect.readPrefillResponse(
+        VllmWire.prefillResponse(VllmWire.PRODUCER_PARAMS) + " {\"id\":2}", "nixl"))
+        .isInstanceOf(UnreadableHandoffException.class)
+        .hasMessageContaining("not JSON");
+  }
+
+  @Test
+  void readPrefillResponse_malformedFieldBeforeTheParams_isUnreadable() {
+    // The rest of the answer is skipped, not trusted: a broken "choices" still makes it unreadable.
+    assertThatThrownBy(() -> dialect.readPrefillResponse(
+        "{\"choices\":[{\"text\":\"a\"}}, \"kv_transfer_params\":" + VllmWire.PRODUCER_PARAMS + "}", "nixl"))
+        .isInstanceOf(UnreadableHandoffException.class)
+        .hasMessageContaining("not JSON");
+  }
+
+  @Test
+  void readPrefillResponse_repeatedParams_isUnreadable() {
+    // Which of two descriptors would the engine stand behind? Neither is guessed at.
+    String body = "{\"kv_transfer_params\":{\"remote_engine_id\":\"first\"},\"choices\":[{\"text\":\"a\","
+        + "\"logprobs\":{\"x\":[1,[2,{}]]}}],\"kv_transfer_params\":" + VllmWire.PRODUCER_PARAMS + "}";
+
+    assertThatThrownBy(() -> dialect.readPrefillResponse(body, "nixl"))
+        .isInstanceOf(UnreadableHandoffException.class)
+        .hasMessageContaining("Duplicate field 'kv_transfer_params'");
+  }
+
+  @Test
+  void readPrefillResponse_paramsAfterNestedFields_areFound() throws Exception {
+    String body = "{\"choices\":[{\"text\":\"a\",\"logprobs\":{\"x\":[1,[2,{}]]}}],"
+        + "\"usage\":{\"prompt_tokens\":9},\"kv_transfer_params\":" + VllmWire.PRODUCER_PARAMS + "}";
+
+    assertThat(dialect.readPrefillResponse(body, "nixl").getEngineId()).isEqualTo("7f3c1b2a-engine-p");
+  }
+
+  @Test
+  void readPrefillResponse_topLevelArray_hasNoParams() {
+    assertThatThrownBy(() -> dialect.readPrefillResponse("[{\"kv_transfer_params\":{}}]", "nixl"))
+        .isInstanceOf(UnreadableHandoffException.class)
+        .hasMessageContaining("no kv_transfer_params");
+  }
+
+  @Test
   void readPrefillResponse_paramsNotAnObject_isUnreadable() {
     assertThatThrownBy(() -> dialect.readPrefillResponse(VllmWire.prefillResponse("[1,2]"), "nixl"))
         .isInstanceOf(UnreadableHandoffException.class);
