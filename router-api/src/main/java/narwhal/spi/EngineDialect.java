@@ -42,6 +42,17 @@ public interface EngineDialect {
   EngineHttpRequest decodeRequest(
       CompletionRequest request, @Nullable KvHandoffDescriptor handoff, String backendRequestId);
 
+  /**
+   * {@link #decodeRequest} in two steps: everything that does not depend on the handoff now, the
+   * rest when {@link DecodeDraft#complete} is called. The core drafts while the prefill leg runs
+   * (the engine's prefill takes milliseconds; the router is idle then), so the request body is
+   * not built on the path from the prefill answer to the decode request. A draft must complete to
+   * exactly what {@link #decodeRequest} returns. The default drafts nothing ahead.
+   */
+  default DecodeDraft draftDecodeRequest(CompletionRequest request) {
+    return (handoff, backendRequestId) -> decodeRequest(request, handoff, backendRequestId);
+  }
+
   /** A decoder for one decode stream's SSE events on {@code route}. */
   DecodeEventDecoder decodeEventDecoder(Route route);
 

@@ -19,7 +19,6 @@ import narwhal.spi.Exchange;
 import narwhal.spi.ExchangeHandler;
 import narwhal.spi.MalformedEventException;
 import narwhal.spi.TransportFailure;
-import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.KvHandoffDescriptor;
 import narwhal.proto.v1.StreamEvent;
 import org.jspecify.annotations.Nullable;
@@ -45,7 +44,7 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
   private final EngineTransport transport;
   private final EngineDialect dialect;
   private final EngineSpec consumer;
-  private final CompletionRequest request;
+  private final DraftedDecode request;
   private final @Nullable PrefillResult handoff;
   private final LegTrace leg;
   private final LegLimits limits;
@@ -67,7 +66,7 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
   /** The listener has had its terminal call (or the caller cancelled): stay silent from now on. */
   private boolean finished;
 
-  DecodeLeg(EngineTransport transport, EngineDialect dialect, EngineSpec consumer, CompletionRequest request,
+  DecodeLeg(EngineTransport transport, EngineDialect dialect, EngineSpec consumer, DraftedDecode request,
       @Nullable PrefillResult handoff, LegTrace leg, LegLimits limits, Scheduler loop,
       DecodeListener listener) {
     this.transport = transport;
@@ -103,7 +102,7 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
     // Same-engine decode uses no transfer parameters at all: the engine's prefix cache has the KV.
     boolean crossed = handoff != null && !handoff.producerIid().equals(consumer.iid());
     KvHandoffDescriptor descriptor = crossed ? handoff.descriptor() : null;
-    EngineHttpRequest httpRequest = leg.onto(dialect.decodeRequest(request, descriptor, leg.backendId()));
+    EngineHttpRequest httpRequest = leg.onto(request.complete(dialect, descriptor, leg.backendId()));
     if (crossed) {
       String problem = DescriptorValidator.problem(handoff, dialect, consumer.connector(), httpRequest.path());
       if (problem != null) {
@@ -111,7 +110,7 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
         return;
       }
     }
-    decoder = dialect.decodeEventDecoder(request.getRoute());
+    decoder = dialect.decodeEventDecoder(request.request().getRoute());
     // Armed before the connection opens: connect and header delays spend the first-token budget.
     timer = loop.schedule(this::onFirstTokenTimeout, limits.timeoutNanos(), TimeUnit.NANOSECONDS);
     exchange = transport.open(consumer.url(), httpRequest, limits.exchange(), loop, this);

@@ -93,11 +93,32 @@ public final class EngineClient {
       Scheduler loop,
       DecodeListener listener,
       LegTrace trace) {
+    return decode(consumer, draftDecode(consumer, request), handoff, limits, loop, listener, trace);
+  }
+
+  /** As above, the request drafted ahead ({@link #draftDecode}). */
+  public DecodeCall decode(
+      EngineSpec consumer,
+      DraftedDecode request,
+      @Nullable PrefillResult handoff,
+      LegLimits limits,
+      Scheduler loop,
+      DecodeListener listener,
+      LegTrace trace) {
     DecodeLeg leg = new DecodeLeg(
         transport, dialects.get(consumer.dialect()), consumer, request, handoff, trace, limits,
         loop, listener);
     loop.runInLoop(leg::start);
     return leg;
+  }
+
+  /**
+   * Drafts {@code request}'s decode leg in {@code engine}'s dialect ({@link
+   * EngineDialect#draftDecodeRequest}): a request drafts while its prefill runs, so that only the
+   * handoff is left to add once the producer answers.
+   */
+  public DraftedDecode draftDecode(EngineSpec engine, CompletionRequest request) {
+    return DraftedDecode.of(dialects.get(engine.dialect()), request);
   }
 
   /**
@@ -177,7 +198,8 @@ public final class EngineClient {
     PrefillLeg prefill = new PrefillLeg(
         transport, dialect, producer, request, prefillTrace, prefillLimits, loop, prefillHttp, planned);
     DecodeLeg decode = new DecodeLeg(
-        transport, dialects.get(consumer.dialect()), consumer, decodeRequest, planned, decodeTrace,
+        transport, dialects.get(consumer.dialect()), consumer, draftDecode(consumer, decodeRequest), planned,
+        decodeTrace,
         decodeLimits, loop, listener);
     loop.runInLoop(() -> {
       decode.start();

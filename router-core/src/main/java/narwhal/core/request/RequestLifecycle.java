@@ -20,6 +20,7 @@ import narwhal.time.Scheduler;
 import narwhal.time.Timer;
 import narwhal.core.legs.DecodeCall;
 import narwhal.core.legs.DecodeListener;
+import narwhal.core.legs.DraftedDecode;
 import narwhal.time.Durations;
 import narwhal.core.legs.EngineFailure;
 import narwhal.spi.Phase;
@@ -106,6 +107,8 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   private final AttemptLegs legs = new AttemptLegs();
   /** The current attempt's pair when its handoff is concurrent; null for a sequential handoff. */
   private @Nullable ConcurrentHandoffAttempt concurrent;
+  /** The decode leg's request, drafted while the first prefill leg runs (sequential handoffs). */
+  private @Nullable DraftedDecode draftedDecode;
 
   private final ClientRelay relay;
   private long ttftNanos = -1;
@@ -289,6 +292,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     CompletableFuture<PrefillResult> call = rt.engines().prefill(producer.spec(), request,
         rt.settings().prefillLimits(), loop, trace.leg(Phase.PREFILL.wireName(), producer.iid(), attempt, backendId));
     legs.prefillCall = call;
+    draftDecodeWhilePrefilling();
     call.whenComplete((result, error) -> {
       // Stale callbacks (a cancelled attempt) are ignored: only the live attempt moves the state.
       if (attempt == attempts && state == RequestState.PREFILL) {
@@ -326,7 +330,8 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     timeline.decodeDispatched(now);
     String backendId = AttemptLegLog.decodeId(requestId, attempts);
     legLog.decode(attempts, consumer.iid(), backendId);
-    DecodeCall call = rt.engines().decode(consumer.spec(), decodeRequest(), handoff, rt.settings().decodeLimits(),
+    DraftedDecode drafted = draftedDecode != null ? draftedDecode : rt.engines().draftDecode(consumer.spec(), decodeRequest());
+    DecodeCall call = rt.engines().decode(consumer.spec(), drafted, handoff, rt.settings().decodeLimits(),
         loop, this, trace.leg(Phase.DECODE.wireName(), consumer.iid(), attempts, backendId));
     // A leg can fail inside decode() (an invalid descriptor is rejected before anything is sent);
     // then the state has already moved on and the finished leg must not be kept.
@@ -382,6 +387,19 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
             }
           }
         }, promptTokens, kvTokens());
+  }
+
+  /**
+   * The decode request is drafted as soon as the prefill leg is under way (its request has been
+   * written when the connection was ready), in the producer's dialect: the engine prefills for
+   * milliseconds, during which the router is otherwise idle, and what the draft holds (the whole
+   * decode body but the handoff) is then off the path from the prefill answer to the decode
+   * request. One draft serves every attempt; a consumer of another dialect drafts its own.
+   */
+  private void draftDecodeWhilePrefilling() {
+    if (draftedDecode == null && state == RequestState.PREFILL) {
+      draftedDecode = rt.engines().draftDecode(producer.spec(), decodeRequest());
+    }
   }
 
   /**

@@ -24,7 +24,9 @@ import narwhal.netty.EventLoopScheduler;
 import narwhal.engine.http.NettyEngineTransport;
 import narwhal.api.FailureClass;
 import narwhal.spi.Phase;
+import narwhal.spi.DecodeDraft;
 import narwhal.spi.EngineDialect;
+import narwhal.spi.EngineHttpRequest;
 import narwhal.spi.EngineDialects;
 import narwhal.spi.HandoffStyle;
 import narwhal.spi.MalformedEventException;
@@ -653,6 +655,31 @@ public abstract class AdapterConformanceSuite {
         + " parameters\"")
     void sameEngineDecodeCarriesNoHandoff() {
       assertThat(adapter.handoffCarriedBy(dialect.decodeRequest(completion(true), null, "kit-same-engine"))).isNull();
+    }
+
+    @Test
+    @DisplayName("a decode request drafted ahead completes to exactly the decode request, with and without a handoff,"
+        + " and completing leaves the draft as it was")
+    void draftedDecodeIsTheDecodeRequest() throws Exception {
+      ConformanceRig b = bench();
+      KvHandoffDescriptor handoff = dialect.handoffStyle() == HandoffStyle.CONCURRENT
+          ? dialect.planHandoff(b.producer, 7)
+          : KvHandoffDescriptor.newBuilder().setConnector(b.producer.connector()).setEngineId("kit-producer")
+              .addBlockIds(1).addBlockIds(2).setHost("127.0.0.1").setPort(5600).build();
+
+      for (CompletionRequest request : List.of(completion(true), completion(false))) {
+        DecodeDraft draft = dialect.draftDecodeRequest(request);
+        for (KvHandoffDescriptor h : java.util.Arrays.asList(handoff, null, handoff)) {
+          EngineHttpRequest built = dialect.decodeRequest(request, h, "kit-draft");
+          EngineHttpRequest completed = draft.complete(h, "kit-draft");
+          String what = (request.getStream() ? "streaming" : "non-streaming") + (h == null ? ", no handoff" : ", handoff");
+          assertThat(completed.method()).as(what).isEqualTo(built.method());
+          assertThat(completed.path()).as(what).isEqualTo(built.path());
+          assertThat(completed.headers()).as(what).isEqualTo(built.headers());
+          assertThat(new String(completed.body(), java.nio.charset.StandardCharsets.UTF_8)).as(what)
+              .isEqualTo(new String(built.body(), java.nio.charset.StandardCharsets.UTF_8));
+        }
+      }
     }
 
     @Test

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.util.Map;
 import narwhal.openai.ModelLists;
 import narwhal.openai.AnswerUsage;
+import narwhal.spi.DecodeDraft;
 import narwhal.spi.DecodeEventDecoder;
 import narwhal.spi.EngineDialect;
 import narwhal.spi.EngineHttpRequest;
@@ -45,6 +46,8 @@ import org.jspecify.annotations.Nullable;
 public final class VllmDialect implements EngineDialect {
 
   public static final String NAME = "vllm";
+
+  private static final byte[] TRANSFER_PARAMS_MEMBER = Json.memberName("kv_transfer_params");
 
   /** Reads one value of a longer document, so what follows it is not "trailing" to this reader. */
   private static final ObjectReader SUBTREE =
@@ -137,13 +140,24 @@ public final class VllmDialect implements EngineDialect {
   @Override
   public EngineHttpRequest decodeRequest(
       CompletionRequest request, @Nullable KvHandoffDescriptor handoff, String backendRequestId) {
+    return draftDecodeRequest(request).complete(handoff, backendRequestId);
+  }
+
+  /**
+   * The client's body without any {@code kv_transfer_params} of its own, rendered once; the
+   * producer's parameters are spliced in as its last member when the handoff arrives.
+   */
+  @Override
+  public DecodeDraft draftDecodeRequest(CompletionRequest request) {
     ObjectNode body = OpenAiRequestCodec.toJson(request);
     // Same-engine decode sends no transfer parameters at all, whatever the client sent.
     body.remove("kv_transfer_params");
-    if (handoff != null) {
-      body.set("kv_transfer_params", NixlDescriptors.render(handoff));
-    }
-    return post(request.getRoute(), body, backendRequestId);
+    byte[] withoutHandoff = Json.compactBytes(body);
+    Route route = request.getRoute();
+    return (handoff, backendRequestId) -> post(route,
+        handoff == null ? withoutHandoff : Json.withLastMember(
+            withoutHandoff, TRANSFER_PARAMS_MEMBER, Json.compactBytes(NixlDescriptors.render(handoff))),
+        backendRequestId);
   }
 
   @Override
@@ -177,7 +191,10 @@ public final class VllmDialect implements EngineDialect {
   }
 
   private static EngineHttpRequest post(Route route, ObjectNode body, String backendRequestId) {
-    byte[] bytes = Json.compactBytes(body);
+    return post(route, Json.compactBytes(body), backendRequestId);
+  }
+
+  private static EngineHttpRequest post(Route route, byte[] bytes, String backendRequestId) {
     return new EngineHttpRequest("POST", endpoint(route),
         Map.of("X-Request-Id", backendRequestId, "Content-Type", "application/json"), bytes);
   }

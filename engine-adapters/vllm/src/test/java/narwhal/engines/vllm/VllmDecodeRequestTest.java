@@ -71,4 +71,42 @@ class VllmDecodeRequestTest {
 
     assertThat(tree(http.body())).isEqualTo(tree(CLIENT));
   }
+
+  @Test
+  void decodeRequest_clientsOwnParamsMidBody_areReplacedByTheProducersAsTheLastMember() throws Exception {
+    CompletionRequest request = OpenAiWire.completions(CLIENT).toBuilder()
+        .putExtraFields("kv_transfer_params", "{\"do_remote_prefill\":true,\"remote_engine_id\":\"x\"}")
+        .putExtraFields("vendor_hint", "{\"n\":[1.50,\"\u00e9\\u0000\"]}")
+        .build();
+    KvHandoffDescriptor handoff =
+        dialect.readPrefillResponse(VllmWire.prefillResponse(VllmWire.PRODUCER_PARAMS), "nixl");
+
+    byte[] body = dialect.decodeRequest(request, handoff, "b-4").body();
+
+    // What the tree would have written: the request without the client's parameters, the
+    // producer's set last.
+    ObjectNode expected = narwhal.openai.OpenAiRequestCodec.toJson(request);
+    expected.remove("kv_transfer_params");
+    expected.set("kv_transfer_params", NixlDescriptors.render(handoff));
+    assertThat(new String(body, java.nio.charset.StandardCharsets.UTF_8))
+        .isEqualTo(narwhal.openai.Json.compact(expected))
+        .endsWith(",\"kv_transfer_params\":" + narwhal.openai.Json.compact(NixlDescriptors.render(handoff)) + "}");
+    assertThat(tree(body).get("kv_transfer_params")).isEqualTo(tree(VllmWire.PRODUCER_PARAMS));
+  }
+
+  @Test
+  void oneDraft_completesForEveryAttempt_withOrWithoutAHandoff() throws Exception {
+    KvHandoffDescriptor handoff =
+        dialect.readPrefillResponse(VllmWire.prefillResponse(VllmWire.PRODUCER_PARAMS), "nixl");
+    narwhal.spi.DecodeDraft draft = dialect.draftDecodeRequest(OpenAiWire.completions(CLIENT));
+
+    EngineHttpRequest first = draft.complete(handoff, "b-d1");
+    EngineHttpRequest same = draft.complete(null, "b-d2");
+    EngineHttpRequest again = draft.complete(handoff, "b-d3");
+
+    assertThat(first.body()).isEqualTo(again.body());
+    assertThat(tree(same.body())).isEqualTo(tree(CLIENT));
+    assertThat(again.headers()).containsEntry("X-Request-Id", "b-d3");
+    assertThat(first.headers()).containsEntry("X-Request-Id", "b-d1");
+  }
 }
