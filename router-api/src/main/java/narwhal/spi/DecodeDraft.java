@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
  * A decode leg's request built as far as it can be before the handoff exists (see {@link
  * EngineDialect#draftDecodeRequest}). The core drafts it while the prefill leg runs, so that
  * between the prefill answer and the decode request only the handoff is left to add. Completing a
- * draft does not change it: one draft serves every attempt of a request.
+ * draft does not change it: a request whose prefill failed completes the same draft on its retry.
  */
 @FunctionalInterface
 public interface DecodeDraft {

@@ -44,7 +44,8 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
   private final EngineTransport transport;
   private final EngineDialect dialect;
   private final EngineSpec consumer;
-  private final DraftedDecode request;
+  /** Let go once the request is sent: a stream lives for minutes and must not hold its body. */
+  private @Nullable DraftedDecode request;
   private final @Nullable PrefillResult handoff;
   private final LegTrace leg;
   private final LegLimits limits;
@@ -102,7 +103,9 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
     // Same-engine decode uses no transfer parameters at all: the engine's prefix cache has the KV.
     boolean crossed = handoff != null && !handoff.producerIid().equals(consumer.iid());
     KvHandoffDescriptor descriptor = crossed ? handoff.descriptor() : null;
-    EngineHttpRequest httpRequest = leg.onto(request.complete(dialect, descriptor, leg.backendId()));
+    DraftedDecode drafted = request;
+    request = null;
+    EngineHttpRequest httpRequest = leg.onto(drafted.complete(dialect, descriptor, leg.backendId()));
     if (crossed) {
       String problem = DescriptorValidator.problem(handoff, dialect, consumer.connector(), httpRequest.path());
       if (problem != null) {
@@ -110,7 +113,7 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
         return;
       }
     }
-    decoder = dialect.decodeEventDecoder(request.request().getRoute());
+    decoder = dialect.decodeEventDecoder(drafted.request().getRoute());
     // Armed before the connection opens: connect and header delays spend the first-token budget.
     timer = loop.schedule(this::onFirstTokenTimeout, limits.timeoutNanos(), TimeUnit.NANOSECONDS);
     exchange = transport.open(consumer.url(), httpRequest, limits.exchange(), loop, this);

@@ -107,7 +107,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   private final AttemptLegs legs = new AttemptLegs();
   /** The current attempt's pair when its handoff is concurrent; null for a sequential handoff. */
   private @Nullable ConcurrentHandoffAttempt concurrent;
-  /** The decode leg's request, drafted while the first prefill leg runs (sequential handoffs). */
+  /** The decode leg's request, drafted while a prefill leg runs (sequential handoffs); null once sent. */
   private @Nullable DraftedDecode draftedDecode;
 
   private final ClientRelay relay;
@@ -331,6 +331,9 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     String backendId = AttemptLegLog.decodeId(requestId, attempts);
     legLog.decode(attempts, consumer.iid(), backendId);
     DraftedDecode drafted = draftedDecode != null ? draftedDecode : rt.engines().draftDecode(consumer.spec(), decodeRequest());
+    // A stream lives for minutes and must not hold a copy of its request body; the rare retry
+    // after a sent decode leg drafts again.
+    draftedDecode = null;
     DecodeCall call = rt.engines().decode(consumer.spec(), drafted, handoff, rt.settings().decodeLimits(),
         loop, this, trace.leg(Phase.DECODE.wireName(), consumer.iid(), attempts, backendId));
     // A leg can fail inside decode() (an invalid descriptor is rejected before anything is sent);
@@ -394,7 +397,8 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
    * written when the connection was ready), in the producer's dialect: the engine prefills for
    * milliseconds, during which the router is otherwise idle, and what the draft holds (the whole
    * decode body but the handoff) is then off the path from the prefill answer to the decode
-   * request. One draft serves every attempt; a consumer of another dialect drafts its own.
+   * request. A retry after a failed prefill reuses the draft; once a decode leg is sent the draft
+   * is let go, so a stream holds no copy of its request body.
    */
   private void draftDecodeWhilePrefilling() {
     if (draftedDecode == null && state == RequestState.PREFILL) {

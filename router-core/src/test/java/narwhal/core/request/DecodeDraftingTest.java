@@ -57,7 +57,7 @@ class DecodeDraftingTest {
   }
 
   @Test
-  void aRetriedAttempt_reusesTheDraft() {
+  void aRetryAfterAFailedPrefill_reusesTheDraft() {
     DraftCountingDialect dialect = new DraftCountingDialect("test");
     RouterFixture r = new RouterFixture(RouterFixture.twoByTwo(s -> s.withMaxAttempts(2)), EngineDialects.of(dialect));
     dialect.transport = r.transport;
@@ -72,6 +72,25 @@ class DecodeDraftingTest {
     assertThat(c.sink().log).containsExactly("start", "token:a", "complete");
     assertThat(dialect.draftedAfterCalls).as("one draft for both attempts").hasSize(1);
     assertThat(dialect.completions).isEqualTo(1);
+  }
+
+  @Test
+  void aRetryAfterASentDecodeLeg_draftsAgain_forTheDraftIsLetGoOnceTheLegIsSent() {
+    DraftCountingDialect dialect = new DraftCountingDialect("test");
+    RouterFixture r = new RouterFixture(RouterFixture.twoByTwo(s -> s.withMaxAttempts(2)), EngineDialects.of(dialect));
+    dialect.transport = r.transport;
+    Client c = r.submitCompletion();
+    r.prefillOk(r.call(0));
+    r.call(1).respond(503, OpenAiWire.errorBody(503, "busy"));
+    r.loop.advanceMillis(1_000);
+    assertThat(r.transport.calls()).as("the retried prefill").hasSize(3);
+
+    r.prefillOk(r.call(2));
+    r.call(3).sse().event(OpenAiWire.completionToken("a")).event("[DONE]").end();
+
+    assertThat(c.sink().log).containsExactly("start", "token:a", "complete");
+    assertThat(dialect.draftedAfterCalls).as("drafted for each attempt's prefill").containsExactly(1, 3);
+    assertThat(dialect.completions).isEqualTo(2);
   }
 
   @Test
