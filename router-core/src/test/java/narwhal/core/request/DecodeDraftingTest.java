@@ -8,13 +8,11 @@ import java.util.List;
 import narwhal.core.request.RouterFixture.Client;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.KvHandoffDescriptor;
-import narwhal.proto.v1.Route;
 import narwhal.spi.DecodeDraft;
-import narwhal.spi.DecodeEventDecoder;
 import narwhal.spi.EngineDialect;
 import narwhal.spi.EngineDialects;
 import narwhal.spi.EngineHttpRequest;
-import narwhal.spi.UnreadableHandoffException;
+import narwhal.testing.ForwardingDialect;
 import narwhal.testing.OpenAiWire;
 import narwhal.testing.ScriptedTransport;
 import narwhal.testing.ScriptedTransport.Call;
@@ -107,7 +105,7 @@ class DecodeDraftingTest {
   }
 
   /** The test dialect's wire under another name, counting drafts and completed drafts. */
-  private static final class DraftCountingDialect implements EngineDialect {
+  private static final class DraftCountingDialect extends ForwardingDialect {
     private final TestDialect wire = new TestDialect();
     private final String name;
     /** For each draft, how many requests the transport had been asked for when it was made. */
@@ -117,6 +115,7 @@ class DecodeDraftingTest {
     ScriptedTransport transport;
 
     DraftCountingDialect(String name) {
+      super(new TestDialect());
       this.name = name;
     }
 
@@ -136,49 +135,9 @@ class DecodeDraftingTest {
     }
 
     @Override
-    public EngineHttpRequest prefillRequest(CompletionRequest request, String backendRequestId) {
-      return wire.prefillRequest(request, backendRequestId);
-    }
-
-    @Override
-    public KvHandoffDescriptor readPrefillResponse(String body, String connector) throws UnreadableHandoffException {
-      return wire.readPrefillResponse(body, connector);
-    }
-
-    @Override
-    public long readPrefillPromptTokens(String body) {
-      return wire.readPrefillPromptTokens(body);
-    }
-
-    @Override
-    public String transferParametersJson(KvHandoffDescriptor descriptor) {
-      return wire.transferParametersJson(descriptor);
-    }
-
-    @Override
     public EngineHttpRequest decodeRequest(
         CompletionRequest request, @Nullable KvHandoffDescriptor handoff, String backendRequestId) {
       throw new AssertionError("the core decodes from a draft");
-    }
-
-    @Override
-    public DecodeEventDecoder decodeEventDecoder(Route route) {
-      return wire.decodeEventDecoder(route);
-    }
-
-    @Override
-    public String errorMessage(String body) {
-      return wire.errorMessage(body);
-    }
-
-    @Override
-    public EngineHttpRequest healthRequest() {
-      return wire.healthRequest();
-    }
-
-    @Override
-    public List<String> readModels(String body) {
-      return wire.readModels(body);
     }
   }
 }

@@ -3,17 +3,12 @@ package narwhal.core.request;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.Map;
 import narwhal.openai.Json;
 import narwhal.openai.OpenAiRequestCodec;
 import narwhal.proto.v1.CompletionRequest;
-import narwhal.proto.v1.KvHandoffDescriptor;
-import narwhal.proto.v1.Route;
-import narwhal.spi.DecodeEventDecoder;
-import narwhal.spi.EngineDialect;
 import narwhal.spi.EngineHttpRequest;
-import narwhal.spi.UnreadableHandoffException;
+import narwhal.testing.ForwardingDialect;
 import narwhal.testing.TestDialect;
 import org.jspecify.annotations.Nullable;
 
@@ -21,9 +16,11 @@ import org.jspecify.annotations.Nullable;
  * The test dialect with a tokenize route: {@code POST /tokenize} carrying the text prompt or the
  * messages, answered {@code {"count": n}}. Everything else is {@link TestDialect}'s.
  */
-final class TokenizingTestDialect implements EngineDialect {
+final class TokenizingTestDialect extends ForwardingDialect {
 
-  private final TestDialect wire = new TestDialect();
+  TokenizingTestDialect() {
+    super(new TestDialect());
+  }
 
   @Override
   public @Nullable EngineHttpRequest tokenizeRequest(CompletionRequest request, String backendRequestId) {
@@ -51,56 +48,5 @@ final class TokenizingTestDialect implements EngineDialect {
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw new IllegalArgumentException("not JSON: " + body);
     }
-  }
-
-  @Override
-  public String name() {
-    return wire.name();
-  }
-
-  @Override
-  public EngineHttpRequest prefillRequest(CompletionRequest request, String backendRequestId) {
-    return wire.prefillRequest(request, backendRequestId);
-  }
-
-  @Override
-  public long readPrefillPromptTokens(String body) {
-    return wire.readPrefillPromptTokens(body);
-  }
-
-  @Override
-  public KvHandoffDescriptor readPrefillResponse(String body, String connector) throws UnreadableHandoffException {
-    return wire.readPrefillResponse(body, connector);
-  }
-
-  @Override
-  public String transferParametersJson(KvHandoffDescriptor descriptor) {
-    return wire.transferParametersJson(descriptor);
-  }
-
-  @Override
-  public EngineHttpRequest decodeRequest(
-      CompletionRequest request, @Nullable KvHandoffDescriptor handoff, String backendRequestId) {
-    return wire.decodeRequest(request, handoff, backendRequestId);
-  }
-
-  @Override
-  public DecodeEventDecoder decodeEventDecoder(Route route) {
-    return wire.decodeEventDecoder(route);
-  }
-
-  @Override
-  public String errorMessage(String body) {
-    return wire.errorMessage(body);
-  }
-
-  @Override
-  public EngineHttpRequest healthRequest() {
-    return wire.healthRequest();
-  }
-
-  @Override
-  public List<String> readModels(String body) {
-    return wire.readModels(body);
   }
 }

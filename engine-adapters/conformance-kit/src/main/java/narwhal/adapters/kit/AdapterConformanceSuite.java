@@ -11,7 +11,9 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.ResourceLeakDetector;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -669,15 +671,15 @@ public abstract class AdapterConformanceSuite {
 
       for (CompletionRequest request : List.of(completion(true), completion(false))) {
         DecodeDraft draft = dialect.draftDecodeRequest(request);
-        for (KvHandoffDescriptor h : java.util.Arrays.asList(handoff, null, handoff)) {
+        for (KvHandoffDescriptor h : Arrays.asList(handoff, null, handoff)) {
           EngineHttpRequest built = dialect.decodeRequest(request, h, "kit-draft");
           EngineHttpRequest completed = draft.complete(h, "kit-draft");
           String what = (request.getStream() ? "streaming" : "non-streaming") + (h == null ? ", no handoff" : ", handoff");
           assertThat(completed.method()).as(what).isEqualTo(built.method());
           assertThat(completed.path()).as(what).isEqualTo(built.path());
           assertThat(completed.headers()).as(what).isEqualTo(built.headers());
-          assertThat(new String(completed.body(), java.nio.charset.StandardCharsets.UTF_8)).as(what)
-              .isEqualTo(new String(built.body(), java.nio.charset.StandardCharsets.UTF_8));
+          assertThat(new String(completed.body(), StandardCharsets.UTF_8)).as(what)
+              .isEqualTo(new String(built.body(), StandardCharsets.UTF_8));
         }
       }
     }
