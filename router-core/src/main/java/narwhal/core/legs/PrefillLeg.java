@@ -117,8 +117,12 @@ final class PrefillLeg implements OneShotExchange.Outcome {
         .setRoute(request.getRoute())
         .setPromptTokens(promptTokens)
         .build();
+    // The result outlives this leg by the whole decode: its renderer captures the dialect and the
+    // descriptor, never the leg (a lambda reading the field would hold `this`, and with it the
+    // request body, the exchange and its timer, for every stream in flight).
+    EngineDialect renderer = dialect;
     result.complete(new PrefillResult(
-        proto, () -> dialect.transferParametersJson(descriptor), startedNanos, loop.nanoTime()));
+        proto, () -> renderer.transferParametersJson(descriptor), startedNanos, loop.nanoTime()));
   }
 
   @Override
