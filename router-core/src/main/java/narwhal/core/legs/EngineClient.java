@@ -199,8 +199,7 @@ public final class EngineClient {
         transport, dialect, producer, request, prefillTrace, prefillLimits, loop, prefillHttp, planned);
     DecodeLeg decode = new DecodeLeg(
         transport, dialects.get(consumer.dialect()), consumer, draftDecode(consumer, decodeRequest), planned,
-        decodeTrace,
-        decodeLimits, loop, listener);
+        decodeTrace, decodeLimits, loop, listener);
     loop.runInLoop(() -> {
       decode.start();
       if (decode.isFinished()) {

@@ -330,7 +330,8 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     timeline.decodeDispatched(now);
     String backendId = AttemptLegLog.decodeId(requestId, attempts);
     legLog.decode(attempts, consumer.iid(), backendId);
-    DraftedDecode drafted = draftedDecode != null ? draftedDecode : rt.engines().draftDecode(consumer.spec(), decodeRequest());
+    DraftedDecode drafted =
+        draftedDecode != null ? draftedDecode : rt.engines().draftDecode(consumer.spec(), decodeRequest());
     // A stream lives for minutes and must not hold a copy of its request body; the rare retry
     // after a sent decode leg drafts again.
     draftedDecode = null;

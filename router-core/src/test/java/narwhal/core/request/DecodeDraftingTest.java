@@ -106,7 +106,6 @@ class DecodeDraftingTest {
 
   /** The test dialect's wire under another name, counting drafts and completed drafts. */
   private static final class DraftCountingDialect extends ForwardingDialect {
-    private final TestDialect wire = new TestDialect();
     private final String name;
     /** For each draft, how many requests the transport had been asked for when it was made. */
     final List<Integer> draftedAfterCalls = new ArrayList<>();
@@ -127,7 +126,7 @@ class DecodeDraftingTest {
     @Override
     public DecodeDraft draftDecodeRequest(CompletionRequest request) {
       draftedAfterCalls.add(transport.calls().size());
-      DecodeDraft draft = wire.draftDecodeRequest(request);
+      DecodeDraft draft = super.draftDecodeRequest(request);
       return (handoff, id) -> {
         completions++;
         return draft.complete(handoff, id);
