@@ -24,6 +24,16 @@ public interface EngineTransport extends AutoCloseable {
       Scheduler loop,
       ExchangeHandler handler);
 
+  /**
+   * Readies a connection to the engine at {@code engineBase} for an exchange the caller expects to
+   * {@link #open} on {@code loop} soon: when no idle connection to it is kept there and none is
+   * being readied, starts a connect (TLS handshake included) whose connection then waits in the
+   * pool like any idle one, so the exchange that follows does not wait for it. A hint only: it never
+   * blocks, and a failure is dropped (the exchange that follows connects again and reports it). The
+   * default does nothing.
+   */
+  default void prepare(URI engineBase, ExchangeOptions options, Scheduler loop) {}
+
   /** Open connections (idle and in use), for tests and metrics. */
   int openConnections();
 

@@ -20,6 +20,7 @@ import narwhal.spi.TransportFailure;
 public final class ScriptedTransport implements EngineTransport {
 
   private final List<Call> calls = new ArrayList<>();
+  private final List<URI> prepared = new ArrayList<>();
 
   @Override
   public Exchange open(URI engineBase, EngineHttpRequest request, ExchangeOptions options, Scheduler loop,
@@ -27,6 +28,17 @@ public final class ScriptedTransport implements EngineTransport {
     Call call = new Call(engineBase, request, options, handler);
     calls.add(call);
     return call;
+  }
+
+  /** Records the hint; no connection is made (there are none here). */
+  @Override
+  public void prepare(URI engineBase, ExchangeOptions options, Scheduler loop) {
+    prepared.add(engineBase);
+  }
+
+  /** The engines a caller asked to ready a connection to ({@link #prepare}), in order. */
+  public List<URI> prepared() {
+    return prepared;
   }
 
   /** Every exchange opened so far, in order. */

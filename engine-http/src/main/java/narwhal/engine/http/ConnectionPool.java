@@ -14,9 +14,11 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.RejectedExecutionException;
@@ -83,6 +85,30 @@ final class ConnectionPool {
       return loop.newSucceededFuture(reused);
     }
     return connect(loop, engine, connectTimeoutMillis, connections);
+  }
+
+  /**
+   * Starts a connection to {@code engine} on {@code loop} for an exchange expected there soon,
+   * unless an idle one is kept there already or one is being readied; once connected (and past its
+   * TLS handshake) it waits among the idle ones, where {@link #acquire} takes it first. A failed
+   * connect is dropped: the exchange that follows connects again and reports its own failure. An
+   * exchange that acquires while this connect is still under way opens its own connection rather
+   * than wait for it (the caller readies one when it has milliseconds to spare, as while an engine
+   * prefills). Must be called on {@code loop}.
+   */
+  void prepare(EventLoop loop, EngineAddress engine, int connectTimeoutMillis) {
+    LoopConnections connections = byLoop.computeIfAbsent(loop, LoopConnections::new);
+    String authority = engine.authority();
+    if (closed || connections.hasActive(authority) || !connections.preparing.add(authority)) {
+      return;
+    }
+    Future<Channel> connecting = connect(loop, engine, connectTimeoutMillis, connections);
+    connecting.addListener(done -> {
+      connections.preparing.remove(authority);
+      if (connecting.isSuccess()) {
+        release(connecting.getNow(), engine);
+      }
+    });
   }
 
   /**
@@ -198,6 +224,8 @@ final class ConnectionPool {
     final EventLoop loop;
     /** Per engine authority, most recently used first (a warm connection is the safest bet). */
     final Map<String, ArrayDeque<Idle>> idle = new HashMap<>();
+    /** Engine authorities with a connection being readied ({@link #prepare}), one at a time each. */
+    final Set<String> preparing = new HashSet<>();
     private @Nullable ScheduledFuture<?> sweep;
 
     LoopConnections(EventLoop loop) {
@@ -222,6 +250,18 @@ final class ConnectionPool {
         idle.remove(authority);
       }
       return found;
+    }
+
+    boolean hasActive(String authority) {
+      ArrayDeque<Idle> queue = idle.get(authority);
+      if (queue != null) {
+        for (Idle entry : queue) {
+          if (entry.channel.isActive()) {
+            return true;
+          }
+        }
+      }
+      return false;
     }
 
     void offer(String authority, Channel channel) {

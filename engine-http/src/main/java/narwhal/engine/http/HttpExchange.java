@@ -101,8 +101,7 @@ final class HttpExchange implements Exchange {
     this.pool = pool;
     this.engine = engine;
     this.request = EngineRequestHead.of(engine, request);
-    this.connectTimeoutMillis =
-        (int) Math.max(1, Math.min(Integer.MAX_VALUE, options.connectTimeout().toMillis()));
+    this.connectTimeoutMillis = connectTimeoutMillis(options);
     this.maxBodyBytes = options.maxBodyBytes();
     this.connectionLoop = connectionLoop;
     this.callerLoop = callerLoop;
@@ -291,6 +290,11 @@ final class HttpExchange implements Exchange {
     }
     int code = status.code();
     deliver(h -> h.onHead(code, contentType), false);
+  }
+
+  /** The connect timeout the pool takes, in whole milliseconds: at least 1, at most an int's range. */
+  static int connectTimeoutMillis(ExchangeOptions options) {
+    return (int) Math.max(1, Math.min(Integer.MAX_VALUE, options.connectTimeout().toMillis()));
   }
 
   private static boolean isEventStream(String contentType) {

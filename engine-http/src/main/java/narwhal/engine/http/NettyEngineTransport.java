@@ -189,6 +189,27 @@ public final class NettyEngineTransport implements EngineTransport {
     return exchange;
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Only for a caller running on an event loop ({@link EventLoopScheduler}), as the router's
+   * requests do: exchanges opened from elsewhere take a loop per exchange, so a connection readied
+   * on one could not be counted on. A base URI {@link #open} would refuse is left for it to report.
+   */
+  @Override
+  public void prepare(URI engineBase, ExchangeOptions options, Scheduler loop) {
+    if (!(loop instanceof EventLoopScheduler scheduler) || !scheduler.inLoop()) {
+      return;
+    }
+    EngineAddress engine;
+    try {
+      engine = EngineAddress.of(engineBase);
+    } catch (IllegalArgumentException e) {
+      return;
+    }
+    pool.prepare(scheduler.eventLoop(), engine, HttpExchange.connectTimeoutMillis(options));
+  }
+
   @Override
   public int openConnections() {
     return pool.openConnections();

@@ -8,6 +8,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static narwhal.engine.http.TestEngineServer.cut;
 import static narwhal.engine.http.TestEngineServer.pieces;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -23,6 +24,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -384,6 +386,84 @@ class NettyEngineTransportTest {
     Poll.until("the pool to count no open connection", () -> transport.openConnections() == 0);
     RecordingHandler late = exchange(server.uri());
     assertThat(late.calls).containsExactly("failure CONNECT_FAILED");
+  }
+
+  // ------------------------------------------------------------------ readied connections
+
+  private void prepareOnTheLoop(URI engine) {
+    loop.execute(() -> transport.prepare(engine, ExchangeOptions.defaults(), loop));
+  }
+
+  @Test
+  void prepare_opensOneConnectionAhead_andTheNextExchangeTakesIt() {
+    TestEngineServer server = server(TestEngineServer.json("{}"));
+
+    loop.execute(() -> {
+      transport.prepare(server.uri(), ExchangeOptions.defaults(), loop);
+      transport.prepare(server.uri(), ExchangeOptions.defaults(), loop); // one is under way already
+    });
+    Poll.until("the readied connection waits in the pool", () -> transport.openConnections() == 1);
+    prepareOnTheLoop(server.uri()); // one is idle already
+    RecordingHandler handler = exchange(server.uri());
+
+    assertThat(handler.calls).containsExactly("head 200 " + JSON, "body {}", "end");
+    assertThat(server.requests()).extracting(TestEngineServer.Request::connection).containsExactly(1);
+    assertThat(server.connectionsAccepted()).isEqualTo(1);
+    assertThat(transport.openConnections()).isEqualTo(1);
+  }
+
+  @Test
+  void prepare_afterTheEngineClosedTheLastConnection_readiesAFreshOne() {
+    TestEngineServer server = server(TestEngineServer.jsonThenClose("{}"));
+    exchange(server.uri());
+    Poll.until("the engine's close reaches the pool", () -> transport.openConnections() == 0);
+
+    prepareOnTheLoop(server.uri());
+    Poll.until("a fresh connection waits in the pool", () -> transport.openConnections() == 1);
+    RecordingHandler second = exchange(server.uri());
+
+    assertThat(second.calls).containsExactly("head 200 " + JSON, "body {}", "end");
+    assertThat(server.requests()).extracting(TestEngineServer.Request::connection).containsExactly(1, 2);
+    assertThat(server.connectionsAccepted()).isEqualTo(2);
+  }
+
+  @Test
+  void prepare_toAnEngineThatRefuses_isDropped_andTheExchangeReportsItsOwnFailure() throws Exception {
+    int port;
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      port = socket.getLocalPort();
+    }
+    URI refusing = URI.create("http://127.0.0.1:" + port);
+
+    prepareOnTheLoop(refusing);
+    RecordingHandler handler = exchange(refusing);
+
+    assertThat(handler.calls).containsExactly("failure CONNECT_FAILED");
+    assertThat(transport.openConnections()).isZero();
+  }
+
+  @Test
+  void prepare_withABaseOpenWouldRefuse_throwsNothing_andLeavesItToTheExchange() {
+    URI ftp = URI.create("ftp://127.0.0.1:1");
+
+    CompletableFuture.runAsync(() -> transport.prepare(ftp, ExchangeOptions.defaults(), loop), loop::execute)
+        .join();
+
+    assertThat(transport.openConnections()).isZero();
+    assertThat(catchThrowable(() -> transport.open(ftp, post("/v1/completions", "{}"), ExchangeOptions.defaults(),
+        loop, onLoop()))).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void close_closesAReadiedConnection() {
+    TestEngineServer server = server(TestEngineServer.json("{}"));
+    prepareOnTheLoop(server.uri());
+    Poll.until("the readied connection waits in the pool", () -> transport.openConnections() == 1);
+
+    transport.close();
+
+    Poll.until("the engine sees the readied connection closed", () -> server.connectionsClosed() == 1);
+    Poll.until("the pool to count no open connection", () -> transport.openConnections() == 0);
   }
 
   // ------------------------------------------------------------------ connect failures

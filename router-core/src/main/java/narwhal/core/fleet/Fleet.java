@@ -105,7 +105,6 @@ public final class Fleet {
     return schedulable(true) > 0 && schedulable(false) > 0;
   }
 
-  /** Engines in placement able to run prefill ({@code prefill} true) or decode. */
   /**
    * The engines in placement that can run {@code prefill} (else decode) and answered their last
    * contact; fewer than {@link #schedulable} while some are down but not yet taken out.
@@ -121,6 +120,7 @@ public final class Fleet {
     return n;
   }
 
+  /** Engines in placement able to run prefill ({@code prefill} true) or decode. */
   public int schedulable(boolean prefill) {
     int n = 0;
     for (EngineState e : engines.values()) {

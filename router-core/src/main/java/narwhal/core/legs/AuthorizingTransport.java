@@ -53,6 +53,12 @@ public final class AuthorizingTransport implements EngineTransport {
   }
 
   @Override
+  public void prepare(URI engineBase, ExchangeOptions options, Scheduler loop) {
+    // A connection carries no credentials: the header goes on each request sent over it.
+    delegate.prepare(engineBase, options, loop);
+  }
+
+  @Override
   public int openConnections() {
     return delegate.openConnections();
   }

@@ -122,6 +122,16 @@ public final class EngineClient {
   }
 
   /**
+   * Readies a connection to {@code consumer} for a decode leg expected on {@code loop} once a
+   * prefill answers ({@link EngineTransport#prepare}): with an engine that closes each stream, a
+   * pool gone cold, or TLS, the connect and handshake then happen while the engine prefills
+   * instead of after its answer.
+   */
+  public void prepareDecode(EngineSpec consumer, LegLimits limits, Scheduler loop) {
+    transport.prepare(consumer.url(), limits.exchange(), loop);
+  }
+
+  /**
    * Asks {@code engine} for the exact token count of {@code request}'s prompt through its
    * dialect's tokenize route, bounded by {@code timeoutNanos}. Returns null, sending nothing, when
    * the dialect cannot count this prompt (no route, or a prompt shape the route does not take).

@@ -74,16 +74,32 @@ final class PricedPlacement {
     if (!cost.pricesDecode(fleet)) {
       return fleet.pickDecode(producerIid, avoid, nowNanos);
     }
-    if (decodeRanking == null) {
-      decodeRanking = new DecodeRanking(cost);
-    }
-    DecodeRanking rank = decodeRanking.forRequest(kvTokens);
+    DecodeRanking rank = decodeRanking(kvTokens);
     EngineState picked = fleet.pickDecode(producerIid, avoid, nowNanos, rank);
     if (picked != null) {
       priced = true;
       decodeUnserved |= !rank.meets(picked);
     }
     return picked;
+  }
+
+  /**
+   * The engine {@link #decode} would pick now, by the same ranking and rules, counting nothing
+   * against the request: a guess made while the prefill runs, before the loads of the answer's time
+   * are known.
+   */
+  @Nullable EngineState likelyDecode(String producerIid, Set<String> avoid, long nowNanos, long kvTokens) {
+    if (!cost.pricesDecode(fleet)) {
+      return fleet.pickDecode(producerIid, avoid, nowNanos);
+    }
+    return fleet.pickDecode(producerIid, avoid, nowNanos, decodeRanking(kvTokens));
+  }
+
+  private DecodeRanking decodeRanking(long kvTokens) {
+    if (decodeRanking == null) {
+      decodeRanking = new DecodeRanking(cost);
+    }
+    return decodeRanking.forRequest(kvTokens);
   }
 
   /** The phases placed unserved; empty when every priced placement met the SLO; null when none was priced. */

@@ -293,6 +293,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
         rt.settings().prefillLimits(), loop, trace.leg(Phase.PREFILL.wireName(), producer.iid(), attempt, backendId));
     legs.prefillCall = call;
     draftDecodeWhilePrefilling();
+    prepareLikelyConsumer();
     call.whenComplete((result, error) -> {
       // Stale callbacks (a cancelled attempt) are ignored: only the live attempt moves the state.
       if (attempt == attempts && state == RequestState.PREFILL) {
@@ -404,6 +405,24 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   private void draftDecodeWhilePrefilling() {
     if (draftedDecode == null && state == RequestState.PREFILL) {
       draftedDecode = rt.engines().draftDecode(producer.spec(), decodeRequest());
+    }
+  }
+
+  /**
+   * Readies a connection to the engine decode placement would pick now, also while the prefill
+   * runs: where the pool keeps none idle for it (an engine that closes each stream, a pool gone
+   * cold, TLS), the connect and its handshake are then off the path from the prefill answer to
+   * the decode request. A guess only: placement is made again at the answer, with the loads of
+   * then, and a connection readied for an engine it does not pick waits in the pool for a later
+   * request or its idle timeout.
+   */
+  private void prepareLikelyConsumer() {
+    if (state != RequestState.PREFILL) {
+      return;
+    }
+    EngineState likely = placement.likelyDecode(producer.iid(), avoided, loop.nanoTime(), kvTokens());
+    if (likely != null) {
+      rt.engines().prepareDecode(likely.spec(), rt.settings().decodeLimits(), loop);
     }
   }
 
