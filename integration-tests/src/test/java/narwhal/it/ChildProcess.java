@@ -52,9 +52,12 @@ final class ChildProcess implements AutoCloseable {
     return start(List.of(), name, env, jvmOptions, args);
   }
 
-  /** As {@link #narwhal(String, String...)}, started through {@code launcher} (e.g. {@code nohup}). */
-  static ChildProcess narwhalThrough(String launcher, String name, String... args) {
-    return start(List.of(launcher), name, java.util.Map.of(), List.of(), args);
+  /**
+   * As {@link #narwhal(String, String...)}, started through {@code launcher}: a command and its
+   * options (e.g. {@code nohup}) that then runs the router's command line.
+   */
+  static ChildProcess narwhalThrough(List<String> launcher, String name, String... args) {
+    return start(launcher, name, java.util.Map.of(), List.of(), args);
   }
 
   private static ChildProcess start(List<String> launcher, String name, java.util.Map<String, String> env,
