@@ -292,8 +292,9 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     CompletableFuture<PrefillResult> call = rt.engines().prefill(producer.spec(), request,
         rt.settings().prefillLimits(), loop, trace.leg(Phase.PREFILL.wireName(), producer.iid(), attempt, backendId));
     legs.prefillCall = call;
-    draftDecodeWhilePrefilling();
-    prepareLikelyConsumer();
+    // Queued behind the prefill request's write (the transport writes it in a task of its own on
+    // this loop, queued just now), so that none of this work delays that request.
+    loop.execute(() -> whilePrefilling(attempt));
     call.whenComplete((result, error) -> {
       // Stale callbacks (a cancelled attempt) are ignored: only the live attempt moves the state.
       if (attempt == attempts && state == RequestState.PREFILL) {
@@ -394,9 +395,18 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
         }, promptTokens, kvTokens());
   }
 
+  /** What the router does while the engine prefills, once the prefill request is out. */
+  private void whilePrefilling(int attempt) {
+    if (attempt != attempts || state != RequestState.PREFILL) {
+      return; // the attempt failed, or the request ended, first
+    }
+    draftDecodeWhilePrefilling();
+    prepareLikelyConsumer();
+  }
+
   /**
-   * The decode request is drafted as soon as the prefill leg is under way (its request has been
-   * written when the connection was ready), in the producer's dialect: the engine prefills for
+   * The decode request is drafted as soon as the prefill leg is under way (right after its request
+   * is written, on a pooled connection), in the producer's dialect: the engine prefills for
    * milliseconds, during which the router is otherwise idle, and what the draft holds (the whole
    * decode body but the handoff) is then off the path from the prefill answer to the decode
    * request. A retry after a failed prefill reuses the draft; once a decode leg is sent the draft
@@ -417,9 +427,6 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
    * request or its idle timeout.
    */
   private void prepareLikelyConsumer() {
-    if (state != RequestState.PREFILL) {
-      return;
-    }
     EngineState likely = placement.likelyDecode(producer.iid(), avoided, loop.nanoTime(), kvTokens());
     if (likely != null) {
       rt.engines().prepareDecode(likely.spec(), rt.settings().decodeLimits(), loop);
