@@ -413,7 +413,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
    * is let go, so a stream holds no copy of its request body.
    */
   private void draftDecodeWhilePrefilling() {
-    if (draftedDecode == null && state == RequestState.PREFILL) {
+    if (draftedDecode == null) { // a retry after a failed prefill keeps the first attempt's draft
       draftedDecode = rt.engines().draftDecode(producer.spec(), decodeRequest());
     }
   }
