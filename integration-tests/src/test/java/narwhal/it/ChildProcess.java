@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@code narwhal} command run as its own JVM, on this test's class path (the same classes the
@@ -60,8 +61,23 @@ final class ChildProcess implements AutoCloseable {
     return start(launcher, name, java.util.Map.of(), List.of(), args);
   }
 
+  /**
+   * As {@link #narwhal(String, java.util.Map, List, String...)}, with the child's stderr written
+   * whole to {@code stderr} (a chatty log at DEBUG or TRACE, read back entire by the test) instead
+   * of kept in the tail.
+   */
+  static ChildProcess narwhalLoggingTo(Path stderr, String name, java.util.Map<String, String> env,
+      List<String> jvmOptions, String... args) {
+    return start(List.of(), name, env, jvmOptions, stderr, args);
+  }
+
   private static ChildProcess start(List<String> launcher, String name, java.util.Map<String, String> env,
       List<String> jvmOptions, String... args) {
+    return start(launcher, name, env, jvmOptions, null, args);
+  }
+
+  private static ChildProcess start(List<String> launcher, String name, java.util.Map<String, String> env,
+      List<String> jvmOptions, @Nullable Path stderr, String... args) {
     List<String> command = new ArrayList<>(launcher);
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmOptions);
@@ -72,6 +88,9 @@ final class ChildProcess implements AutoCloseable {
     try {
       ProcessBuilder builder = new ProcessBuilder(command);
       builder.environment().putAll(env);
+      if (stderr != null) {
+        builder.redirectError(stderr.toFile());
+      }
       return new ChildProcess(name, builder.start());
     } catch (IOException e) {
       throw new UncheckedIOException("could not start " + name, e);

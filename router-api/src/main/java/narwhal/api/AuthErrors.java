@@ -21,6 +21,26 @@ public final class AuthErrors {
             + "(gRPC: the authorization metadata key).");
   }
 
+  /**
+   * 401 {@code invalid_api_key}: the {@code Bearer} scheme followed by a tab or another whitespace
+   * character than a space, which RFC 6750 does not allow (and which a proxy may read otherwise).
+   */
+  public static RouterError malformedBearer() {
+    return RouterError.of(401, "invalid_request_error", "invalid_api_key",
+        "Malformed Authorization header: separate Bearer and the key with a space, as 'Bearer <key>' "
+            + "(RFC 6750 allows no tab or other whitespace there).");
+  }
+
+  /**
+   * 400 {@code ambiguous_authorization}: the request carries more than one {@code Authorization}
+   * value. Refused rather than picking one: a proxy in front may have checked the other.
+   */
+  public static RouterError ambiguous(int values) {
+    return RouterError.of(400, "invalid_request_error", "ambiguous_authorization",
+        "The request carries " + values + " Authorization headers (gRPC: authorization metadata values); "
+            + "send exactly one, as 'Bearer <key>'.");
+  }
+
   /** 401 {@code invalid_api_key}: credentials were sent but no configured key matches them. */
   public static RouterError unknown() {
     return RouterError.of(401, "invalid_request_error", "invalid_api_key",

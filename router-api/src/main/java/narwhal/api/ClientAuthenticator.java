@@ -1,5 +1,6 @@
 package narwhal.api;
 
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -18,12 +19,12 @@ public interface ClientAuthenticator {
     }
 
     @Override
-    public Authentication authenticate(@Nullable String authorization) {
+    public Authentication authenticate(List<String> authorization) {
       return Authentication.accepted(Caller.ANONYMOUS);
     }
 
     @Override
-    public Authentication authenticateOperator(@Nullable String authorization) {
+    public Authentication authenticateOperator(List<String> authorization) {
       return Authentication.accepted(Caller.ANONYMOUS);
     }
   };
@@ -32,14 +33,28 @@ public interface ClientAuthenticator {
   boolean required();
 
   /**
-   * The caller proven by {@code authorization} (the raw header or metadata value, e.g. {@code
-   * Bearer nwk_...}), or a 401 refusal. Without tenants every caller is anonymous.
+   * The caller proven by {@code authorization}: every value of the request's {@code
+   * Authorization} header (gRPC: {@code authorization} metadata), e.g. {@code Bearer nwk_...}; or a
+   * refusal: 401 for no key, an unknown one or a malformed {@code Bearer} credential, 400 for more
+   * than one value (ambiguous: which would a proxy in front have checked?). Without tenants every
+   * caller is anonymous.
    */
-  Authentication authenticate(@Nullable String authorization);
+  Authentication authenticate(List<String> authorization);
+
+  /** As {@link #authenticate(List)} for a request with at most one {@code Authorization} value. */
+  default Authentication authenticate(@Nullable String authorization) {
+    return authenticate(authorization == null ? List.of() : List.of(authorization));
+  }
 
   /**
-   * Whether {@code authorization} opens the operator routes ({@code /metrics}, {@code
-   * /narwhal/state}): always when no operator keys are configured, else only with one of them.
+   * Whether {@code authorization} (every value, as for {@link #authenticate(List)}) opens the
+   * operator routes ({@code /metrics}, {@code /narwhal/state}): always when no operator keys are
+   * configured, else only with exactly one of them.
    */
-  Authentication authenticateOperator(@Nullable String authorization);
+  Authentication authenticateOperator(List<String> authorization);
+
+  /** As {@link #authenticateOperator(List)} for a request with at most one {@code Authorization} value. */
+  default Authentication authenticateOperator(@Nullable String authorization) {
+    return authenticateOperator(authorization == null ? List.of() : List.of(authorization));
+  }
 }

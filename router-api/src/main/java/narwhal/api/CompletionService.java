@@ -78,11 +78,14 @@ public interface CompletionService {
 
   /**
    * Records a completion request refused by {@link #authenticator()} (journal {@code invalid},
-   * reason {@code unauthenticated}); the front-end answers the client itself with {@code
-   * refused.refusal()} and its {@code WWW-Authenticate} challenge.
+   * reason {@code unauthenticated}) and returns its request id; the front-end answers the client
+   * itself with {@code refused.refusal()}, that id ({@code x-request-id}, as on every error answer)
+   * and, for a 401, its {@code WWW-Authenticate} challenge. The default records nothing.
    */
-  default void rejectUnauthenticated(
-      Scheduler loop, long arrivalNanos, @Nullable String clientRequestId, Authentication refused) {}
+  default String rejectUnauthenticated(
+      Scheduler loop, long arrivalNanos, @Nullable String clientRequestId, Authentication refused) {
+    return RequestIds.hex32();
+  }
 
   /**
    * Starts a request admitted by {@link #admit}; the core now owns the ticket and frees its seat

@@ -7,6 +7,8 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.stub.ServerCalls;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import narwhal.api.CompletionService;
 import narwhal.api.FrontEnd;
@@ -49,7 +51,7 @@ final class RouterService {
     ServerCallHandler<CompletionRequest, StreamEvent> stream = (call, headers) -> {
       // The caller is proven from the metadata before the request message is read, as HTTP
       // proves it from the headers.
-      Authentication auth = service.authenticator().authenticate(headers.get(AUTHORIZATION));
+      Authentication auth = service.authenticator().authenticate(authorization(headers));
       if (auth.caller() == null) {
         return refuse(call, headers, picker, service, auth);
       }
@@ -62,7 +64,7 @@ final class RouterService {
     ServerCallHandler<CompletionRequest, Completion> complete = (call, headers) -> {
       // The caller is proven from the metadata before the request message is read, as HTTP
       // proves it from the headers.
-      Authentication auth = service.authenticator().authenticate(headers.get(AUTHORIZATION));
+      Authentication auth = service.authenticator().authenticate(authorization(headers));
       if (auth.caller() == null) {
         return refuse(call, headers, picker, service, auth);
       }
@@ -106,10 +108,12 @@ final class RouterService {
   private static <Q, R> ServerCall.Listener<Q> refuse(ServerCall<Q, R> call, Metadata headers, LoopPicker picker,
       CompletionService service, Authentication refused) {
     Scheduler loop = picker.pick();
-    service.rejectUnauthenticated(loop, loop.nanoTime(), headers.get(GrpcErrors.REQUEST_ID), refused);
+    String requestId = service.rejectUnauthenticated(loop, loop.nanoTime(), headers.get(GrpcErrors.REQUEST_ID), refused);
     RouterError error = java.util.Objects.requireNonNull(refused.refusal());
-    Metadata trailers = GrpcErrors.trailers(error, null);
-    trailers.put(WWW_AUTHENTICATE, AuthErrors.CHALLENGE);
+    Metadata trailers = GrpcErrors.trailers(error, requestId);
+    if (error.status() == 401) {
+      trailers.put(WWW_AUTHENTICATE, AuthErrors.CHALLENGE);
+    }
     call.close(GrpcErrors.status(error), trailers);
     return new ServerCall.Listener<>() {};
   }
@@ -119,6 +123,16 @@ final class RouterService {
       Metadata.Key.of("www-authenticate", Metadata.ASCII_STRING_MARSHALLER);
   private static final Metadata.Key<String> TRACEPARENT = Metadata.Key.of("traceparent", Metadata.ASCII_STRING_MARSHALLER);
   private static final Metadata.Key<String> TRACESTATE = Metadata.Key.of("tracestate", Metadata.ASCII_STRING_MARSHALLER);
+
+  /** Every {@code authorization} value: the authenticator refuses more than one. */
+  private static List<String> authorization(Metadata headers) {
+    Iterable<String> values = headers.getAll(AUTHORIZATION);
+    List<String> all = new ArrayList<>(1);
+    if (values != null) {
+      values.forEach(all::add);
+    }
+    return all;
+  }
 
   /** A repeated key's values joined as HTTP joins a repeated header (the core validates them). */
   private static String joined(@Nullable Iterable<String> values) {

@@ -18,6 +18,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.util.ReferenceCountUtil;
+import java.util.List;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import narwhal.api.AdmissionTicket;
@@ -249,10 +250,12 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
           Responses.error(Responses.methodNotAllowed(request.method().name(), path, endpoint.allowed()), null);
       response.headers().set(HttpHeaderNames.ALLOW, endpoint.allowed());
       reply(response);
-    } else if (endpoint.operatorOnly()
-        && !service.authenticator().authenticateOperator(authorization(request)).isAccepted()) {
-      reply(challenge(Responses.error(AuthErrors.operatorOnly(), null)));
     } else if (endpoint.route == null) {
+      RouterError refused = endpoint.operatorOnly() ? operatorRefusal(request) : null;
+      if (refused != null) {
+        reply(challenge(Responses.error(refused, null)));
+        return;
+      }
       FullHttpResponse answer = informational.answer(endpoint, path, scheduler());
       reply(request.method().equals(HttpMethod.HEAD) ? Responses.headersOnly(answer) : answer);
     } else {
@@ -272,8 +275,8 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
     // and the body is then skipped.
     Authentication auth = service.authenticator().authenticate(authorization(request));
     if (auth.caller() == null) {
-      service.rejectUnauthenticated(loop, arrivalNanos, clientRequestId, auth);
-      reply(challenge(Responses.error(auth.refusal(), null)));
+      String requestId = service.rejectUnauthenticated(loop, arrivalNanos, clientRequestId, auth);
+      reply(challenge(Responses.error(auth.refusal(), requestId)));
       return;
     }
     AdmissionTicket admitted = service.admit(loop, arrivalNanos, clientRequestId, auth.caller());
@@ -413,13 +416,21 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
     rejectAndClose(Responses.error(error, admitted.requestId()));
   }
 
-  private static @Nullable String authorization(HttpRequest request) {
-    return request.headers().get(HttpHeaderNames.AUTHORIZATION);
+  /** Why the operator routes are closed to this request, or null when they are open to it. */
+  private @Nullable RouterError operatorRefusal(HttpRequest request) {
+    return service.authenticator().authenticateOperator(authorization(request)).refusal();
   }
 
-  /** A 401 carries the challenge naming the scheme to use (RFC 9110, RFC 6750). */
+  /** Every value of the request's Authorization header: the authenticator refuses more than one. */
+  private static List<String> authorization(HttpRequest request) {
+    return request.headers().getAll(HttpHeaderNames.AUTHORIZATION);
+  }
+
+  /** A 401 carries the challenge naming the scheme to use (RFC 9110, RFC 6750); a 400 does not. */
   private static FullHttpResponse challenge(FullHttpResponse response) {
-    response.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, AuthErrors.CHALLENGE);
+    if (response.status().code() == 401) {
+      response.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, AuthErrors.CHALLENGE);
+    }
     return response;
   }
 

@@ -110,7 +110,8 @@ final class Responses {
         "invalid_request_error",
         "not_found",
         "No route for " + method + " " + path + "; this router serves POST /v1/completions, "
-            + "POST /v1/chat/completions, GET /v1/models, GET /v1/models/{model}, GET /health, GET /ready and GET /metrics.");
+            + "POST /v1/chat/completions, GET /v1/models, GET /v1/models/{model}, GET /health, GET /ready, GET /metrics "
+            + "and GET /narwhal/state.");
   }
 
   static RouterError methodNotAllowed(String method, String path, String allowed) {

@@ -231,6 +231,11 @@ class RequestHandlingTest extends FrontEndTestSupport {
     var error = json(response.body()).get("error");
     assertThat(error.get("message").asText()).startsWith("No route for GET /v2/whatever;");
     assertThat(error.get("code").asText()).isEqualTo("not_found");
+    // The list names every route this front-end answers, the operator's included.
+    for (Endpoint endpoint : Endpoint.values()) {
+      String route = endpoint == Endpoint.MODEL ? "GET /v1/models/{model}" : endpoint.method.name() + " " + endpoint.path;
+      assertThat(error.get("message").asText()).contains(route);
+    }
   }
 
   @Test

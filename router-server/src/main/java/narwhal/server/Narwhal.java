@@ -4,6 +4,7 @@ import java.io.OutputStreamWriter;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import narwhal.server.logs.LogSetup;
 import narwhal.server.logs.LoggedLines;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -52,6 +53,12 @@ public final class Narwhal implements Runnable {
     if (format != null && !format.equals("text") && !format.equals("json")) {
       // Checked before anything logs: logback would otherwise drop every line for want of an appender.
       System.err.println("narwhal: NARWHAL_LOG_FORMAT must be text or json, got '" + format + "'");
+      System.exit(USAGE_ERROR);
+    }
+    try {
+      LogSetup.apply(System.getenv());
+    } catch (IllegalArgumentException e) {
+      System.err.println("narwhal: " + e.getMessage());
       System.exit(USAGE_ERROR);
     }
     // JSON logs: the commands' own stderr lines (preflight reports, configuration errors) become

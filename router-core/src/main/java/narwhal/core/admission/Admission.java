@@ -59,7 +59,7 @@ public final class Admission {
    */
   public Seat acquire(Scheduler loop, long maxWaitNanos, @Nullable TenantQuota quota) {
     long now = loop.nanoTime();
-    Seat seat = new Seat(this, loop, now);
+    Seat seat = new Seat(this, loop, now, quota == null ? null : quota.tenant());
     synchronized (this) {
       boolean seatFree = inFlight < limits.maxInFlight();
       if (draining) {

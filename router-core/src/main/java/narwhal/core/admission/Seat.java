@@ -48,6 +48,11 @@ public final class Seat {
   private final Admission admission;
   final Scheduler loop;
   final long acquiredNanos;
+  /**
+   * The caller's tenant, whatever became of the seat: a refusal names it too (its error text and
+   * journal row), while {@link #quota} is set only for a seat that counts against the tenant.
+   */
+  private final @Nullable String tenant;
   // Guarded by the admission's lock.
   State state;
   @Nullable Refusal refusal;
@@ -61,10 +66,11 @@ public final class Seat {
   @Nullable Runnable onSeated;
   @Nullable Runnable onExpired;
 
-  Seat(Admission admission, Scheduler loop, long acquiredNanos) {
+  Seat(Admission admission, Scheduler loop, long acquiredNanos, @Nullable String tenant) {
     this.admission = admission;
     this.loop = loop;
     this.acquiredNanos = acquiredNanos;
+    this.tenant = tenant;
   }
 
   /** Why the seat was refused, or null when it was granted or queued. */
@@ -84,9 +90,9 @@ public final class Seat {
     }
   }
 
-  /** The tenant whose limits this seat counts against, or null. */
+  /** The caller's tenant (granted, queued or refused), or null for an anonymous caller. */
   public @Nullable String tenant() {
-    return quota == null ? null : quota.tenant();
+    return tenant;
   }
 
   public boolean isSeated() {

@@ -195,25 +195,29 @@ public final class DisaggregatedRouter implements CompletionService {
   }
 
   @Override
-  public void rejectUnauthenticated(
+  public String rejectUnauthenticated(
       Scheduler loop, long arrivalNanos, @Nullable String clientRequestId, Authentication refused) {
     RouterError error = refused.refusal();
-    if (error != null) {
-      // The metric was counted when the key was refused; the row says a request arrived without one.
-      recordInvalid(loop, arrivalNanos, clientRequestId, error, "unauthenticated", null);
+    if (error == null) {
+      throw new IllegalArgumentException("not a refusal: " + refused);
     }
+    // The metric was counted when the key was refused; the row says a request arrived without one.
+    return recordInvalid(loop, arrivalNanos, clientRequestId, error, "unauthenticated", null);
   }
 
-  private void recordInvalid(Scheduler loop, long arrivalNanos, @Nullable String clientRequestId, RouterError error,
-      @Nullable String reason, @Nullable String tenant) {
+  /** Journals a request refused before admission; returns its request id. */
+  private String recordInvalid(Scheduler loop, long arrivalNanos, @Nullable String clientRequestId,
+      RouterError error, @Nullable String reason, @Nullable String tenant) {
+    String requestId = newRequestId();
     rt.outcomes().metrics().offered();
     rt.outcomes().record(RequestTicket.outcome(
-            rt, Terminal.INVALID, newRequestId(), clientRequestId, arrivalNanos, loop.nanoTime(), null)
+            rt, Terminal.INVALID, requestId, clientRequestId, arrivalNanos, loop.nanoTime(), null)
         .frontEnd(frontEnd == null ? null : frontEnd.wireName())
         .tenant(tenant)
         .reason(reason)
         .error(error)
         .build());
+    return requestId;
   }
 
   @Override

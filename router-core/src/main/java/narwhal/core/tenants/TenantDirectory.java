@@ -34,9 +34,10 @@ public final class TenantDirectory implements ClientAuthenticator {
 
   /** Reasons of {@code narwhal_auth_failures_total}: every value this class reports. */
   public static final List<String> FAILURE_REASONS =
-      List.of("missing", "unknown", "model_not_allowed", "operator");
+      List.of("missing", "unknown", "malformed", "ambiguous", "model_not_allowed", "operator");
 
   private static final String BEARER = "bearer ";
+  private static final String SCHEME = "bearer";
 
   private final Map<String, Entry> byKeyId = new HashMap<>();
   private final Map<String, Tenant> byName = new HashMap<>();
@@ -89,11 +90,15 @@ public final class TenantDirectory implements ClientAuthenticator {
   }
 
   @Override
-  public Authentication authenticate(@Nullable String authorization) {
+  public Authentication authenticate(List<String> authorization) {
     if (!required) {
       return Authentication.accepted(Caller.ANONYMOUS);
     }
-    String key = bearer(authorization);
+    Authentication malformed = malformed(authorization);
+    if (malformed != null) {
+      return malformed;
+    }
+    String key = authorization.isEmpty() ? null : bearer(authorization.get(0));
     if (key == null) {
       return refuse(AuthErrors.missing(), "missing");
     }
@@ -106,11 +111,15 @@ public final class TenantDirectory implements ClientAuthenticator {
   }
 
   @Override
-  public Authentication authenticateOperator(@Nullable String authorization) {
+  public Authentication authenticateOperator(List<String> authorization) {
     if (!operatorKeys) {
       return Authentication.accepted(Caller.ANONYMOUS);
     }
-    String key = bearer(authorization);
+    Authentication malformed = malformed(authorization);
+    if (malformed != null) {
+      return malformed;
+    }
+    String key = authorization.isEmpty() ? null : bearer(authorization.get(0));
     Entry entry = key == null ? null : find(key);
     if (entry == null || entry.tenant() != null) {
       return refuse(AuthErrors.operatorOnly(), "operator");
@@ -161,6 +170,27 @@ public final class TenantDirectory implements ClientAuthenticator {
   private Authentication refuse(RouterError error, String reason) {
     failures.accept(reason);
     return Authentication.refused(error, reason);
+  }
+
+  /**
+   * The refusal for values no key can be taken from without guessing: more than one (400), or the
+   * {@code Bearer} scheme followed by a tab or other whitespace than a space (RFC 6750's {@code
+   * "Bearer" 1*SP b64token}); null when there is at most one well-formed value (or none).
+   */
+  private @Nullable Authentication malformed(List<String> authorization) {
+    if (authorization.size() > 1) {
+      return refuse(AuthErrors.ambiguous(authorization.size()), "ambiguous");
+    }
+    if (authorization.size() == 1) {
+      String value = authorization.get(0).strip();
+      if (value.length() > SCHEME.length() && value.regionMatches(true, 0, SCHEME, 0, SCHEME.length())) {
+        char separator = value.charAt(SCHEME.length());
+        if (separator != ' ' && (Character.isWhitespace(separator) || Character.isISOControl(separator))) {
+          return refuse(AuthErrors.malformedBearer(), "malformed");
+        }
+      }
+    }
+    return null;
   }
 
   /** The credentials of {@code Authorization: Bearer <key>} (scheme case-insensitive), or null. */

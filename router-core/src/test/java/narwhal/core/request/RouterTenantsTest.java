@@ -63,6 +63,54 @@ class RouterTenantsTest {
         .isEqualTo(1);
   }
 
+  /**
+   * Each tenant limit's refusal names the tenant, in the client's message and the journal's
+   * {@code error} alike: a refused seat never counts against the tenant, but it still belongs to it.
+   */
+  @Test
+  void everyTenantRefusal_namesTheTenant_inItsMessageAndItsRow() {
+    ApiKeyHash unused = ApiKeyHash.of(KEY, new byte[16]);
+    FleetConfig base = RouterFixture.twoByTwo();
+    RouterFixture limited = new RouterFixture(base.withServing(base.serving().withMaxConnections(1).withQueue(3, 30))
+        .withTenants(new TenantsConfig(List.of(
+            new TenantConfig("seats", List.of(unused), List.of(), 1, 0, 1, 1.0),
+            new TenantConfig("metered", List.of(unused), List.of(), 0, 0.001, 1, 1.0),
+            new TenantConfig("queued", List.of(unused), List.of(), 0, 0, 1, 0.34)), List.of())));
+
+    RecordingSink holder = submit(limited, Caller.tenant("seats"));
+    RecordingSink overSeats = submit(limited, Caller.tenant("seats"));
+    RecordingSink waiting = submit(limited, Caller.tenant("queued"));
+    RecordingSink overShare = submit(limited, Caller.tenant("queued"));
+    RecordingSink metered = submit(limited, Caller.tenant("metered"));
+    RecordingSink overRate = submit(limited, Caller.tenant("metered"));
+
+    assertThat(holder.errors).isEmpty();
+    assertThat(waiting.errors).as("queued behind the holder").isEmpty();
+    assertThat(metered.errors).as("queued behind the holder, its token taken").isEmpty();
+    assertThat(overSeats.error().message())
+        .startsWith("tenant seats has its limit of requests in flight (tenants max_in_flight)");
+    assertThat(overShare.error().message())
+        .startsWith("tenant queued fills its share of the admission queue (tenants queue_share");
+    assertThat(overRate.error().message())
+        .startsWith("tenant metered is over its request rate (tenants rate_per_s and burst); its next request is allowed in ");
+    for (RecordingSink refused : List.of(overSeats, overShare, overRate)) {
+      assertThat(refused.error().message()).doesNotContain("null");
+    }
+    assertThat(limited.journal.rows).filteredOn(row -> "refused".equals(row.get("terminal")))
+        .extracting(row -> row.get("tenant") + " " + row.get("reason") + ": " + row.get("error"))
+        .containsExactly(
+            "seats tenant_inflight: " + overSeats.error().message(),
+            "queued tenant_queue: " + overShare.error().message(),
+            "metered tenant_rate: " + overRate.error().message());
+  }
+
+  private static RecordingSink submit(RouterFixture fixture, Caller caller) {
+    RecordingSink sink = new RecordingSink();
+    fixture.router.submit(fixture.completionRequest(), sink, fixture.loop, fixture.loop.nanoTime(), null, caller);
+    fixture.loop.runPending();
+    return sink;
+  }
+
   @Test
   void aModelTheTenantMayNotUse_is403_beforeAnyEngineIsCalled() {
     RecordingSink sink = submitAs(Caller.tenant("b"));

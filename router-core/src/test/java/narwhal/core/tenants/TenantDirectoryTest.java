@@ -45,7 +45,7 @@ class TenantDirectoryTest {
     TenantDirectory d = directory(List.of());
     String wrongSecret = "nwk_aliceK01_" + "Z".repeat(43);
 
-    Authentication none = d.authenticate(null);
+    Authentication none = d.authenticate(List.of());
     Authentication basic = d.authenticate("Basic dXNlcjpwYXNz");
     Authentication wrong = d.authenticate("Bearer " + wrongSecret);
     Authentication unknownId = d.authenticate("Bearer nwk_nobody00_" + "A".repeat(43));
@@ -64,14 +64,51 @@ class TenantDirectoryTest {
   }
 
   @Test
+  void twoAuthorizationValues_areAmbiguous_evenWhenBothAreGood() {
+    TenantDirectory d = directory(List.of(ApiKeyHash.of(OPERATOR_KEY, SALT)));
+
+    Authentication two = d.authenticate(List.of("Bearer " + ALICE_KEY, "Bearer " + BOB_KEY));
+    Authentication twice = d.authenticate(List.of("Bearer " + ALICE_KEY, "Bearer " + ALICE_KEY));
+    Authentication operator = d.authenticateOperator(List.of("Bearer " + OPERATOR_KEY, "Bearer " + OPERATOR_KEY));
+
+    for (Authentication a : List.of(two, twice, operator)) {
+      assertThat(a.isAccepted()).isFalse();
+      assertThat(a.refusal().status()).isEqualTo(400);
+      assertThat(a.refusal().code()).isEqualTo("ambiguous_authorization");
+      assertThat(a.refusal().message()).contains("2 Authorization headers").contains("exactly one")
+          .doesNotContain("nwk_");
+    }
+    assertThat(failures).containsExactly("ambiguous", "ambiguous", "ambiguous");
+  }
+
+  @Test
+  void aTabAfterBearer_isMalformed_saysSo_andOneOrMoreSpacesAreFine() {
+    TenantDirectory d = directory(List.of(ApiKeyHash.of(OPERATOR_KEY, SALT)));
+
+    Authentication tab = d.authenticate("Bearer\t" + ALICE_KEY);
+    Authentication formFeed = d.authenticate("bearer\f" + ALICE_KEY);
+    Authentication operatorTab = d.authenticateOperator("Bearer\t" + OPERATOR_KEY);
+
+    for (Authentication a : List.of(tab, formFeed, operatorTab)) {
+      assertThat(a.refusal().status()).isEqualTo(401);
+      assertThat(a.refusal().code()).isEqualTo("invalid_api_key");
+      assertThat(a.refusal().message()).contains("separate Bearer and the key with a space").contains("RFC 6750")
+          .doesNotContain("nwk_");
+    }
+    assertThat(failures).containsExactly("malformed", "malformed", "malformed");
+    assertThat(d.authenticate("Bearer  " + ALICE_KEY).caller()).as("RFC 6750: 1*SP").isEqualTo(Caller.tenant("alice"));
+    assertThat(d.authenticate("Bearerish " + ALICE_KEY).reason()).as("another scheme").isEqualTo("missing");
+  }
+
+  @Test
   void operatorKeys_openOnlyTheOperatorRoutes_andTenantKeysDoNotOpenThem() {
     TenantDirectory d = directory(List.of(ApiKeyHash.of(OPERATOR_KEY, SALT)));
 
     assertThat(d.authenticateOperator("Bearer " + OPERATOR_KEY).isAccepted()).isTrue();
     assertThat(d.authenticateOperator("Bearer " + ALICE_KEY).isAccepted()).isFalse();
-    assertThat(d.authenticateOperator(null).refusal().status()).isEqualTo(401);
+    assertThat(d.authenticateOperator(List.of()).refusal().status()).isEqualTo(401);
     assertThat(d.authenticate("Bearer " + OPERATOR_KEY).isAccepted()).as("not a tenant").isFalse();
-    assertThat(directory(List.of()).authenticateOperator(null).isAccepted()).as("no operator keys: open").isTrue();
+    assertThat(directory(List.of()).authenticateOperator(List.of()).isAccepted()).as("no operator keys: open").isTrue();
   }
 
   @Test
@@ -101,7 +138,7 @@ class TenantDirectoryTest {
     TenantDirectory d = TenantDirectory.none();
 
     assertThat(d.required()).isFalse();
-    assertThat(d.authenticate(null).caller()).isEqualTo(Caller.ANONYMOUS);
+    assertThat(d.authenticate(List.of()).caller()).isEqualTo(Caller.ANONYMOUS);
     assertThat(d.authenticate("Bearer whatever").caller()).isEqualTo(Caller.ANONYMOUS);
   }
 }

@@ -6,6 +6,9 @@ import ch.qos.logback.classic.spi.ThrowableProxyUtil;
 import ch.qos.logback.core.encoder.EncoderBase;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.SerializableString;
+import com.fasterxml.jackson.core.io.CharacterEscapes;
+import com.fasterxml.jackson.core.io.SerializedString;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -25,6 +28,10 @@ import org.slf4j.event.KeyValuePair;
  * trace) when there is one. A pair named like one of the fixed fields is left out rather than
  * writing a key twice. Logback's own JsonEncoder nests pairs in a list and timestamps in epoch
  * milliseconds, which log tools do not index as fields; hence this small encoder.
+ *
+ * <p>Every string is escaped as JSON requires (CR, LF and the other C0 controls), and beyond that
+ * DEL, the C1 controls and U+2028/U+2029 ({@link LineSafeEscapes}): whatever a message quotes, an
+ * event is exactly one line that parses as one object.
  */
 public final class JsonLogEncoder extends EncoderBase<ILoggingEvent> {
 
@@ -33,7 +40,7 @@ public final class JsonLogEncoder extends EncoderBase<ILoggingEvent> {
   /** Always three fraction digits (ISO_OFFSET_DATE_TIME drops trailing zeros): fixed width sorts. */
   private static final DateTimeFormatter TIMESTAMP = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSXXX");
 
-  private final JsonFactory json = new JsonFactory();
+  private final JsonFactory json = new JsonFactory().setCharacterEscapes(new LineSafeEscapes());
   private DateTimeFormatter timestamps = TIMESTAMP.withZone(ZoneId.systemDefault());
 
   /** Overrides the zone timestamps are written in (tests; the process's zone otherwise). */
@@ -91,6 +98,28 @@ public final class JsonLogEncoder extends EncoderBase<ILoggingEvent> {
       g.writeNumber(f);
     } else {
       g.writeString(String.valueOf(value));
+    }
+  }
+
+  /** JSON's own escapes plus DEL, the C1 controls and the Unicode line separators, as {@code \\uXXXX}. */
+  private static final class LineSafeEscapes extends CharacterEscapes {
+
+    private static final long serialVersionUID = 1L;
+    private final int[] ascii = standardAsciiEscapesForJSON();
+
+    LineSafeEscapes() {
+      ascii[0x7f] = ESCAPE_STANDARD;
+    }
+
+    @Override
+    public int[] getEscapeCodesForAscii() {
+      return ascii;
+    }
+
+    @Override
+    public SerializableString getEscapeSequence(int ch) {
+      return ControlCharacters.needsEscape((char) ch)
+          ? new SerializedString(String.format("\\u%04x", ch)) : null;
     }
   }
 
