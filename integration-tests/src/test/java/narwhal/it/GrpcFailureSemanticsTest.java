@@ -199,8 +199,10 @@ class GrpcFailureSemanticsTest {
   @Test
   void noEngineLeft_isUnavailable_withRetryAfterInTrailers() throws InterruptedException {
     // Nothing of the role in placement: the only prefill engine is down and liveness took it out.
+    // An advisory controller: otherwise its empty-role fallback may give d0 both roles before the
+    // request arrives (a race the test would lose on a loaded machine).
     try (RoutedFleet small = RoutedFleet.start(1, 1, RoutedFleet.fastEngines().build(),
-            c -> c.withController(c.controller().withMonitorIntervalS(0.05))
+            c -> c.withController(c.controller().withMonitorIntervalS(0.05).withAdvisory(true))
                 .withRecovery(c.recovery().withLivenessEvery(1).withLivenessMisses(1).withReadmitEvery(100000))
                 .withServing(c.serving().withMaxAttempts(3).withRetryBackoff(0.001, 0.01)), null);
         GrpcRouterClient client = new GrpcRouterClient(small.router.grpcPort())) {
