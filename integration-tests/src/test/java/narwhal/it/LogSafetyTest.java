@@ -27,9 +27,11 @@ import narwhal.config.ApiKeyHash;
 import narwhal.grpc.v1.RouterGrpc;
 import narwhal.proto.v1.Completion;
 import narwhal.server.DemoFleet;
+import narwhal.server.logs.LogSetup;
 import narwhal.testing.Poll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -37,9 +39,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * What {@code narwhal serve} writes to stderr when clients are hostile, as its own process with
  * the shipped logback.xml: an HTTP/1 request line sent to the gRPC port, carrying a forged log
- * line after a bare LF, never stands as a line of its own (in either format; in {@code json} every
- * stderr line is one JSON object); and a tenant's key sent over gRPC appears nowhere in what the
- * router prints at DEBUG or TRACE.
+ * line after a bare LF, writes nothing by default and, with gRPC's connection log turned on, never
+ * stands as a line of its own (in either format; in {@code json} every stderr line is one JSON
+ * object); and a tenant's key sent over gRPC appears nowhere in what the router prints at DEBUG
+ * or TRACE.
  */
 class LogSafetyTest {
 
@@ -67,11 +70,34 @@ class LogSafetyTest {
     simGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
   }
 
+  /**
+   * The reproduction as an operator would run it: by default gRPC's per-connection failure log is
+   * held at WARN, so a client speaking HTTP/1 to the gRPC port writes nothing at all.
+   */
+  @Test
+  void byDefault_anHttp1RequestLineOnTheGrpcPort_writesNothing() throws Exception {
+    Path stderr = dir.resolve("stderr.log");
+    try (ChildProcess serve = serve(stderr, Map.of("NARWHAL_LOG_FORMAT", "json"), fleetFile(null))) {
+      int grpcPort = Integer.parseInt(serve.awaitLine(GRPC_PORT, STARTUP));
+      sendAndReadToEnd(grpcPort, "GET /x\n" + FORGED + "\n HTTP/1.1\r\n\r\n");
+      serve.terminate();
+      serve.awaitExit(Duration.ofSeconds(20));
+    }
+    String written = Files.readString(stderr, StandardCharsets.UTF_8);
+    assertThat(written).contains("narwhal stopped").doesNotContain("FORGED").doesNotContain("Unexpected");
+    written.lines().forEach(l -> assertThat(RouterClient.json(l).isObject()).as(l).isTrue());
+  }
+
+  /**
+   * With gRPC's connection log asked for by name, the failure is logged, quoting the request line:
+   * escaped, in one line, in either format.
+   */
   @ParameterizedTest
   @ValueSource(strings = {"text", "json"})
   void anHttp1RequestLineOnTheGrpcPort_forgesNoLogLine(String format) throws Exception {
     Path stderr = dir.resolve("stderr.log");
-    try (ChildProcess serve = serve(stderr, Map.of("NARWHAL_LOG_FORMAT", format), fleetFile(null))) {
+    Map<String, String> env = Map.of("NARWHAL_LOG_FORMAT", format, "NARWHAL_LOG_LEVELS", LogSetup.GRPC_CONNECTIONS + "=INFO");
+    try (ChildProcess serve = serve(stderr, env, fleetFile(null))) {
       int grpcPort = Integer.parseInt(serve.awaitLine(GRPC_PORT, STARTUP));
       // The request line up to CRLF is what grpc-java quotes; the bare LFs before it plant the line.
       sendAndReadToEnd(grpcPort, "GET /x\n" + FORGED + "\n HTTP/1.1\r\n\r\n");

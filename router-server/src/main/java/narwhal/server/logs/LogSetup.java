@@ -25,7 +25,8 @@ import org.slf4j.bridge.SLF4JBridgeHandler;
  *   <li>The wire loggers ({@link #WIRE_LOGGERS}) print every HTTP/2 frame, headers and bodies
  *       included, so a client's {@code authorization} metadata and every prompt: they stay at
  *       {@code WARN} whatever {@code NARWHAL_LOG_LEVEL} says, unless {@code NARWHAL_LOG_LEVELS}
- *       names them one by one.
+ *       names them one by one. So does gRPC's per-connection failure log ({@link
+ *       #GRPC_CONNECTIONS}), whose volume and content an outsider decides.
  *   <li>{@code NARWHAL_LOG_LEVELS} sets loggers by name: {@code logger=LEVEL[,logger=LEVEL...]}.
  * </ul>
  */
@@ -47,6 +48,13 @@ public final class LogSetup {
       "io.netty.handler.logging.LoggingHandler",
       "io.netty.handler.codec.http2.Http2FrameLogger");
 
+  /**
+   * gRPC's per-connection log: a transport that failed (a client speaking HTTP/1 to the gRPC port,
+   * a TLS handshake refused), with a stack trace and the client's bytes, at INFO. An outsider decides
+   * how often it is written, so it is held at WARN like the wire loggers unless named.
+   */
+  public static final String GRPC_CONNECTIONS = "io.grpc.netty.NettyServerTransport.connections";
+
   private static final List<String> LEVEL_NAMES = List.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "OFF");
   private static final String OWN = "narwhal";
 
@@ -66,7 +74,8 @@ public final class LogSetup {
 
   /**
    * Sets Narwhal's loggers to {@code own}, every other library to {@code INFO} (or {@code own}
-   * when quieter), the wire loggers to {@code WARN}, then the {@code named} loggers as given.
+   * when quieter), the wire loggers and gRPC's connection log to {@code WARN} (or {@code own} when
+   * quieter), then the {@code named} loggers as given.
    */
   public static void apply(Level own, Map<String, Level> named) {
     ILoggerFactory factory = LoggerFactory.getILoggerFactory();
@@ -78,9 +87,11 @@ public final class LogSetup {
     context.getLogger(OWN).setLevel(own);
     // Netty's own chatter (leak reports aside, which are ERROR) is for its maintainers.
     context.getLogger("io.netty").setLevel(own.isGreaterOrEqual(Level.WARN) ? own : Level.WARN);
+    Level held = own.isGreaterOrEqual(Level.WARN) ? own : Level.WARN;
     for (String wire : WIRE_LOGGERS) {
-      context.getLogger(wire).setLevel(Level.WARN);
+      context.getLogger(wire).setLevel(held);
     }
+    context.getLogger(GRPC_CONNECTIONS).setLevel(held);
     named.forEach((name, level) -> context.getLogger(name).setLevel(level));
   }
 

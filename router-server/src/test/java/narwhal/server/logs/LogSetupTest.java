@@ -47,7 +47,8 @@ class LogSetupTest {
     LogSetup.apply(Map.of(LogSetup.LEVEL_ENV, "debug"));
 
     assertThat(effective("narwhal.core.request.OutcomeRecorder")).isEqualTo(Level.DEBUG);
-    assertThat(effective("io.grpc.netty.NettyServerTransport.connections")).isEqualTo(Level.INFO);
+    assertThat(effective("io.grpc.internal.ServerImpl")).isEqualTo(Level.INFO);
+    assertThat(effective(LogSetup.GRPC_CONNECTIONS)).as("what an outsider makes it write").isEqualTo(Level.WARN);
     assertThat(effective("io.netty.handler.codec.http2.Http2ConnectionHandler")).isEqualTo(Level.WARN);
     for (String wire : LogSetup.WIRE_LOGGERS) {
       assertThat(effective(wire)).as(wire).isEqualTo(Level.WARN);
@@ -59,6 +60,7 @@ class LogSetupTest {
     LogSetup.apply(Map.of(LogSetup.LEVEL_ENV, "TRACE",
         LogSetup.LEVELS_ENV, "io.grpc.netty.NettyServerHandler=DEBUG, io.grpc = debug"));
 
+    assertThat(effective(LogSetup.GRPC_CONNECTIONS)).as("a parent named does not open it").isEqualTo(Level.WARN);
     assertThat(effective("narwhal.x")).isEqualTo(Level.TRACE);
     assertThat(effective("io.grpc.netty.NettyServerHandler")).isEqualTo(Level.DEBUG);
     assertThat(effective("io.grpc.netty.NettyClientHandler")).as("not named: still held").isEqualTo(Level.WARN);
@@ -70,9 +72,10 @@ class LogSetupTest {
     LogSetup.apply(Map.of(LogSetup.LEVEL_ENV, "ERROR"));
 
     assertThat(effective("narwhal.server.RouterServer")).isEqualTo(Level.ERROR);
-    assertThat(effective("io.grpc.netty.NettyServerTransport.connections")).isEqualTo(Level.ERROR);
+    assertThat(effective("io.grpc.internal.ServerImpl")).isEqualTo(Level.ERROR);
     assertThat(effective("io.netty.util.ResourceLeakDetector")).isEqualTo(Level.ERROR);
-    assertThat(effective("io.grpc.netty.NettyServerHandler")).isEqualTo(Level.WARN);
+    assertThat(effective("io.grpc.netty.NettyServerHandler")).isEqualTo(Level.ERROR);
+    assertThat(effective(LogSetup.GRPC_CONNECTIONS)).isEqualTo(Level.ERROR);
   }
 
   @Test
