@@ -15,7 +15,7 @@
 #                                JFR stands in when async-profiler cannot load (--profiler jfr forces it).
 #   bench/run.sh ceiling         8,000 slow streams through one router (bin/jvm.options: a 512 MiB heap at most)
 #   bench/run.sh smoke           every arm (nginx-both too) at one small level for a few seconds (CI)
-#   bench/run.sh adaptive        issue 15's measured gain: four GPU-like simulated engines, a stationary and a
+#   bench/run.sh adaptive        the role controller's measured gain: four GPU-like simulated engines, a stationary and a
 #                                phase-shifting trace, every static split (1P3D, 2P2D, 3P1D), the best one with
 #                                predictive admission, and the adaptive role controller; attainment against
 #                                offered rate and goodput -> bench/results/adaptive-<timestamp>/README.md
@@ -34,10 +34,20 @@
 # the engines and this harness's JVM — the load generator — on the others, for every arm alike.
 # With one CPU or without taskset (util-linux) they warn and run unpinned (--pin on fails instead).
 #
-# Results go to bench/results/<timestamp>/ (report.md, results.json, latency.png, logs/).
+# Results go to bench/results/<timestamp>/ (report.md, results.json, latency.png). The processes' logs,
+# generated configurations and raw profiler output are deleted when the run succeeds; --keep-logs
+# (anywhere on the command line) keeps them, and a failed run always keeps them.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
+
+# --keep-logs is this script's own flag: take it out before the harness parses the rest.
+keep_logs=no
+args=()
+for a in "$@"; do
+  if [ "$a" = --keep-logs ]; then keep_logs=yes; else args+=("$a"); fi
+done
+set -- ${args[@]+"${args[@]}"}
 
 mode="${1:-sweep}"
 if [ $# -gt 0 ]; then shift; fi
@@ -113,6 +123,7 @@ esac
 run_bench() {
   ${pin_prefix[@]+"${pin_prefix[@]}"} java -Xms1g -Xmx2g -Djava.awt.headless=true -jar "$jar" "$@"
 }
+run_mode() {
 case "$mode" in
   sweep)
     run_bench sweep --repo "$repo" --router-jar "$work/narwhal-router.jar" --nginx "${nginx_bin:-nginx}" --command "$cmdline" \
@@ -135,3 +146,34 @@ case "$mode" in
     echo "bench/run.sh: unknown mode '$mode' (sweep, profile, ceiling, smoke, adaptive, wakeup, jmh, help; --help lists them)" >&2
     exit 2 ;;
 esac
+}
+
+# Where this run's directory appears: --out DIR when given, else the harness's default (smoke's is
+# under TMPDIR). A marker file tells the directories this run made from earlier ones.
+out_dir=bench/results
+if [ "$mode" = smoke ]; then out_dir="${TMPDIR:-/tmp}/narwhal-bench-smoke"; fi
+prev=""
+for a in "$@"; do
+  if [ "$prev" = --out ]; then out_dir="$a"; fi
+  case "$a" in --out=*) out_dir="${a#--out=}" ;; esac
+  prev="$a"
+done
+marker="$work/started"
+touch "$marker"
+rc=0
+run_mode "$@" || rc=$?
+new_dirs=()
+if [ -d "$out_dir" ]; then
+  while IFS= read -r d; do new_dirs+=("$d"); done < <(find "$out_dir" -mindepth 1 -maxdepth 1 -type d -newer "$marker" | sort)
+fi
+for d in ${new_dirs[@]+"${new_dirs[@]}"}; do
+  if [ "$rc" -ne 0 ]; then
+    echo "[bench] the run failed (exit status $rc); its logs are in $d/logs" >&2
+  elif [ "$keep_logs" = no ]; then
+    # What bench/.gitignore keeps out of the repository: logs, generated configurations, raw profiles.
+    rm -rf "$d/logs" "$d/nginx" "$d/fleets"
+    find "$d" \( -name 'fleet*.json' -o -name '*.collapsed' -o -name '*.jfr' \) -type f -delete
+    echo "[bench] $d: logs, generated configurations and raw profiles removed (--keep-logs keeps them)"
+  fi
+done
+exit "$rc"

@@ -12,7 +12,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * {@code /dev/urandom} whenever its buffer is older than 100 ms, that is on every request at low
  * load. A request took three such draws (its id, the prefill leg's, the decode leg's) on the way to
  * its first token: about a tenth of everything the router did for a request at one stream, measured
- * with {@code perf} on the router's CPU (BENCHMARKS.md, "One stream, hop by hop"). These ids only
+ * with {@code perf} on the router's CPU (bench/results/20261203-101226/notes.md, "One stream, hop by hop"). These ids only
  * correlate a request's response, journal row, log lines and engine legs; nothing trusts them as
  * secrets, so the calling thread's {@link ThreadLocalRandom} is enough. Each process also folds in
  * 128 bits drawn once from {@code SecureRandom}, so two routers whose thread seeds happened to

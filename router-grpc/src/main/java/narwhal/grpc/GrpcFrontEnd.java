@@ -85,7 +85,7 @@ public final class GrpcFrontEnd implements AutoCloseable {
     OpenCalls openCalls = new OpenCalls();
     NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress(options.host(), options.port()));
     // A connection that never completes its HTTP/2 handshake, or holds no call for the idle
-    // timeout, is closed, as on HTTP. grpc-java has no cap on connections; see docs/operations.md.
+    // timeout, is closed, as on HTTP. grpc-java has no cap on connections; see docs/running.md, "Client connections".
     if (!options.handshakeTimeout().isZero()) {
       builder.handshakeTimeout(Math.max(1, options.handshakeTimeout().toMillis()), TimeUnit.MILLISECONDS);
     }

@@ -23,7 +23,7 @@ import narwhal.core.metrics.RouterMetrics;
  * descriptors, uptime), renamed into {@code narwhal_jvm_*} and {@code narwhal_process_*} families
  * with labels, since metrics-jvm's dotted names ({@code heap.used}, {@code G1-Young-Generation.count})
  * are not Prometheus names; and the memory Netty's buffer allocator holds
- * ({@code narwhal_netty_buffer_memory_bytes}), which the JVM's figures leave out. docs/operations.md
+ * ({@code narwhal_netty_buffer_memory_bytes}), which the JVM's figures leave out. docs/journal-and-metrics.md
  * lists them.
  */
 final class ProcessMetrics {

@@ -31,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  * without touching open ones. The client CA is read once, at start.
  *
  * <p>Why the JDK provider alone: netty-tcnative (BoringSSL) would only be worth its native library
- * where it is measurably faster; see docs/operations.md, "TLS".
+ * where it is measurably faster; see docs/tls-and-tenants.md, "TLS".
  */
 public final class ServerTls implements AutoCloseable {
 

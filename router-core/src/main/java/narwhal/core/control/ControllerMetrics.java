@@ -10,7 +10,7 @@ import narwhal.core.metrics.RouterMetrics;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The controller's metrics (docs/operations.md): flips by direction, reversals, decisions by
+ * The controller's metrics (docs/journal-and-metrics.md, "Metrics"): flips by direction, reversals, decisions by
  * outcome, and gauges of the pools, their loads, each engine's role and the last evidence window.
  * Every counter series exists at zero from the start. The pool-load gauges read the last tick's
  * sample; they are absent (NaN, which the exposition skips) while a pool has no profiled engine.

@@ -4,7 +4,7 @@ import java.util.Locale;
 
 /**
  * Why the controller moves an engine, as the journal's {@code rule} spells it. The five load
- * rules are the reference's names; docs/operations.md "Reading the controller" defines each. The
+ * rules are the reference's names; docs/profiles-and-controller.md "Reading the controller" defines each. The
  * last three are the pool repairs, which act on placement alone and need no profile.
  */
 enum MoveRule {

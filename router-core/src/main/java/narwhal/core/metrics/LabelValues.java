@@ -3,7 +3,7 @@ package narwhal.core.metrics;
 import java.util.List;
 
 /**
- * Every documented value of the outcome counters' labels (docs/operations.md), so each series
+ * Every documented value of the outcome counters' labels (docs/journal-and-metrics.md, "Metrics"), so each series
  * exists at zero from the start: a rate or an alert over a series that appears only with its first
  * event sees no change at that event, and a dashboard cannot tell "none yet" from "not exported".
  */

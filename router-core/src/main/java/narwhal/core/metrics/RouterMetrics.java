@@ -29,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  * ({@link #record}); {@code offered} counts arrivals ({@link #offered}), so once nothing is in
  * flight it equals the sum of the outcome counters. Gauges read live state (admission, the retry
  * budget, each engine) at scrape time. The family catalogue ({@link #family}) carries each
- * family's type and help text for exporters. See docs/operations.md for the list.
+ * family's type and help text for exporters. See docs/journal-and-metrics.md for the list.
  */
 public final class RouterMetrics {
 

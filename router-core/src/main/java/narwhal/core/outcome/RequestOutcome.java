@@ -37,7 +37,7 @@ import org.jspecify.annotations.Nullable;
  * @param decodeAttempts decode legs dispatched
  * @param attemptFailures one entry per failed attempt ({@code attempt, phase, iid, reason, message})
  * @param queueWaitNanos time spent waiting for an admission seat, or null when it never waited
- * @param routerOverheadNanos time spent inside the router proper (see docs/operations.md), or null
+ * @param routerOverheadNanos time spent inside the router proper (see docs/journal-and-metrics.md, "Metrics"), or null
  *     when the request never reached the engines
  * @param durationNanos arrival to the end
  * @param upstreamNanos time with an engine leg in flight

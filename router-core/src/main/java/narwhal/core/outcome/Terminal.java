@@ -4,7 +4,7 @@ import java.util.Locale;
 
 /**
  * How a request ended, as the journal's {@code terminal} column spells it. Each terminal has its
- * own {@code reason} vocabulary (see docs/operations.md):
+ * own {@code reason} vocabulary (see docs/journal-and-metrics.md, "Journal"):
  *
  * <ul>
  *   <li>{@link #COMPLETED}: no reason.

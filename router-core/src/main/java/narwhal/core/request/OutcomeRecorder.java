@@ -60,7 +60,7 @@ final class OutcomeRecorder {
   /**
    * What the log line says went wrong: what the client was told, or, when the last failed attempt
    * says the same with the operator's detail after it (the engine's address, the transport's
-   * exception), that. The client's words never carry such detail (docs/operations.md).
+   * exception), that. The client's words never carry such detail (docs/troubleshooting.md, "Error messages").
    */
   static String operatorText(RequestOutcome outcome) {
     if (outcome.error() == null) {

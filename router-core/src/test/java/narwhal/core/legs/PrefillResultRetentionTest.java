@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * of concurrent streams is minutes of heap per stream. It must hold the descriptor and nothing of
  * the finished leg (its request body, its exchange, its cancelled timer). A result whose lazily
  * rendered parameters captured the leg kept all of that alive: about 1.9 KiB per stream, found
- * with a heap histogram at 2,000 streams (BENCHMARKS.md, "Concurrency ceiling").
+ * with a heap histogram at 2,000 streams (bench/results/ceiling-20261203-150702/notes.md).
  */
 class PrefillResultRetentionTest {
 
