@@ -54,32 +54,79 @@ public record CacheConfig(
   }
 
   public CacheConfig withMode(CacheMode value) {
-    return new CacheConfig(value, blockSize, hotPrefixMargin, maxBlocksPerEngine, approximateTtlS, replayTimeoutS,
-        divergenceThreshold, divergenceWindow, engines);
+    return toBuilder().mode(value).build();
   }
 
-  public CacheConfig withEngines(Map<String, CacheEngineConfig> value) {
-    return new CacheConfig(mode, blockSize, hotPrefixMargin, maxBlocksPerEngine, approximateTtlS, replayTimeoutS,
-        divergenceThreshold, divergenceWindow, value);
+  public CacheConfig withBlockSize(int value) {
+    return toBuilder().blockSize(value).build();
   }
 
   public CacheConfig withHotPrefixMargin(double value) {
-    return new CacheConfig(mode, blockSize, value, maxBlocksPerEngine, approximateTtlS, replayTimeoutS,
-        divergenceThreshold, divergenceWindow, engines);
+    return toBuilder().hotPrefixMargin(value).build();
   }
 
   public CacheConfig withMaxBlocksPerEngine(int value) {
-    return new CacheConfig(mode, blockSize, hotPrefixMargin, value, approximateTtlS, replayTimeoutS,
-        divergenceThreshold, divergenceWindow, engines);
-  }
-
-  public CacheConfig withDivergence(double threshold, int window) {
-    return new CacheConfig(mode, blockSize, hotPrefixMargin, maxBlocksPerEngine, approximateTtlS, replayTimeoutS,
-        threshold, window, engines);
+    return toBuilder().maxBlocksPerEngine(value).build();
   }
 
   public CacheConfig withApproximateTtlS(double value) {
-    return new CacheConfig(mode, blockSize, hotPrefixMargin, maxBlocksPerEngine, value, replayTimeoutS,
-        divergenceThreshold, divergenceWindow, engines);
+    return toBuilder().approximateTtlS(value).build();
+  }
+
+  public CacheConfig withReplayTimeoutS(double value) {
+    return toBuilder().replayTimeoutS(value).build();
+  }
+
+  public CacheConfig withDivergence(double threshold, int window) {
+    return toBuilder().divergenceThreshold(threshold).divergenceWindow(window).build();
+  }
+
+  public CacheConfig withEngines(Map<String, CacheEngineConfig> value) {
+    return toBuilder().engines(value).build();
+  }
+
+  public Builder toBuilder() {
+    return new Builder(this);
+  }
+
+  /** Builds a {@link CacheConfig} by name; start from {@link #defaults()} with {@link #toBuilder()}. */
+  public static final class Builder {
+    private CacheMode mode;
+    private int blockSize;
+    private double hotPrefixMargin;
+    private int maxBlocksPerEngine;
+    private double approximateTtlS;
+    private double replayTimeoutS;
+    private double divergenceThreshold;
+    private int divergenceWindow;
+    private Map<String, CacheEngineConfig> engines;
+
+    private Builder(CacheConfig from) {
+      mode = from.mode;
+      blockSize = from.blockSize;
+      hotPrefixMargin = from.hotPrefixMargin;
+      maxBlocksPerEngine = from.maxBlocksPerEngine;
+      approximateTtlS = from.approximateTtlS;
+      replayTimeoutS = from.replayTimeoutS;
+      divergenceThreshold = from.divergenceThreshold;
+      divergenceWindow = from.divergenceWindow;
+      engines = from.engines;
+    }
+
+    // Plain setters, one line each: the record's components, documented there.
+    public Builder mode(CacheMode v) { mode = v; return this; }
+    public Builder blockSize(int v) { blockSize = v; return this; }
+    public Builder hotPrefixMargin(double v) { hotPrefixMargin = v; return this; }
+    public Builder maxBlocksPerEngine(int v) { maxBlocksPerEngine = v; return this; }
+    public Builder approximateTtlS(double v) { approximateTtlS = v; return this; }
+    public Builder replayTimeoutS(double v) { replayTimeoutS = v; return this; }
+    public Builder divergenceThreshold(double v) { divergenceThreshold = v; return this; }
+    public Builder divergenceWindow(int v) { divergenceWindow = v; return this; }
+    public Builder engines(Map<String, CacheEngineConfig> v) { engines = v; return this; }
+
+    public CacheConfig build() {
+      return new CacheConfig(mode, blockSize, hotPrefixMargin, maxBlocksPerEngine, approximateTtlS, replayTimeoutS,
+          divergenceThreshold, divergenceWindow, engines);
+    }
   }
 }
