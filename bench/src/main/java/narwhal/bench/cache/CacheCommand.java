@@ -67,7 +67,8 @@ public final class CacheCommand implements Callable<Integer> {
   @Option(names = "--sim-flags", paramLabel = "'...'", description = "the engines' gpu flags (default ${DEFAULT-VALUE})")
   String simFlags = "--jitter=0.05 --kv-capacity-tokens=60000 --max-model-len=16384";
 
-  @Option(names = "--profiles", paramLabel = "FILE", description = "a profiles file instead of running narwhal profile")
+  @Option(names = "--profiles", paramLabel = "FILE",
+      description = "a profiles file instead of running narwhal profile; none: run unpriced (a quick smoke)")
   @Nullable Path profiles;
 
   @Option(names = "--engine-java-opts", paramLabel = "'...'", description = "default ${DEFAULT-VALUE}")
@@ -103,7 +104,8 @@ public final class CacheCommand implements Callable<Integer> {
     List<CacheRun> results = new ArrayList<>();
     try (CacheEngines engines = CacheEngines.start(ENGINES, MODEL, seed, words(simFlags), java, classpath,
         words(engineJavaOpts), dir.resolve("logs"))) {
-      Path profileFile = profiles != null ? profiles : profile(java, routerOpts, engines, dir);
+      Path profileFile = profiles == null ? profile(java, routerOpts, engines, dir)
+          : profiles.toString().equals("none") ? null : profiles;
       for (String trace : traces.split(",")) {
         for (String arm : arms.split(",")) {
           for (double rate : rateList) {
