@@ -89,6 +89,13 @@ public final class CacheCommand implements Callable<Integer> {
   @Option(names = "--command", paramLabel = "TEXT", description = "the command line the report quotes")
   String command = "bench/run.sh cache";
 
+  @Option(names = "--cpu-streams", description = {"after the traces, the index's router CPU: this many concurrent",
+      "streams (closed loop, shared-prefix prompts) through the events and priced arms; 0 skips it (default ${DEFAULT-VALUE})"})
+  int cpuStreams = 256;
+
+  @Option(names = "--cpu-seconds", description = "the CPU measurement window, after a warm-up of a third of it (default ${DEFAULT-VALUE})")
+  double cpuSeconds = 60;
+
   @Override
   public Integer call() throws Exception {
     Path dir = outDir.resolve("cache-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
@@ -120,6 +127,16 @@ public final class CacheCommand implements Callable<Integer> {
         }
         CacheReport.write(dir, command, results, sloTtftS, sloTpotS, simFlags, seconds);
       }
+      if (cpuStreams > 0) {
+        Map<String, Double> cpu = new LinkedHashMap<>();
+        for (String arm : List.of("priced", "events")) {
+          cpu.put(arm, cpuPerRequest(dir, java, routerOpts, engines, profileFile, arm));
+          log(String.format(Locale.ROOT, "router CPU at %d streams, %s: %.4f ms per request", cpuStreams, arm,
+              cpu.get(arm)));
+          engines.resetCaches();
+        }
+        CacheReport.writeCpu(dir, cpuStreams, cpuSeconds, cpu);
+      }
     }
     log("report: " + dir.resolve("README.md"));
     return 0;
@@ -147,6 +164,28 @@ public final class CacheCommand implements Callable<Integer> {
       double cpu = probe.cpuSeconds(List.of(router.pid())) - cpuBefore;
       router.close(); // flushes the journal
       return CacheRun.score(trace, arm, rate, seconds, turns, journal, cpu, sloTtftS, sloTpotS);
+    }
+  }
+
+  /** Router CPU milliseconds per completed request over the window, {@code cpuStreams} streams in a closed loop. */
+  private double cpuPerRequest(Path dir, String java, String routerOpts, CacheEngines engines,
+      @Nullable Path profileFile, String arm) throws IOException, InterruptedException {
+    String tag = "cpu-" + arm;
+    Path fleet = fleetFile(dir.resolve("fleets").resolve(tag + ".json"), engines, arm, profileFile);
+    int port = Ports.free();
+    List<String> prompts = new ArrayList<>();
+    for (CacheTraces.Conversation c : CacheTraces.generate("shared-prefix", 50, 40, seed)) {
+      prompts.add(c.userTurns().get(0));
+    }
+    try (ManagedProcess router = RouterProcess.start(repo, routerJar, java, fleet, port, routerOpts, List.of(),
+        dir.resolve("logs").resolve("router-" + tag + ".log"), null)) {
+      ProcessProbe probe = ProcessProbe.system();
+      double[] window = new double[2];
+      ConversationClient client = new ConversationClient(MODEL, "http://127.0.0.1:" + port, engines.urls());
+      long completed = client.closedLoop(prompts, 8, cpuStreams, cpuSeconds / 3, cpuSeconds,
+          () -> window[0] = probe.cpuSeconds(List.of(router.pid())),
+          () -> window[1] = probe.cpuSeconds(List.of(router.pid())));
+      return completed == 0 ? Double.NaN : (window[1] - window[0]) * 1000 / completed;
     }
   }
 

@@ -64,6 +64,22 @@ final class CacheReport {
     Files.writeString(dir.resolve("README.md"), md.toString());
   }
 
+  /** Appends the index's CPU cost: router CPU per request at {@code streams} streams, events against priced. */
+  static void writeCpu(Path dir, int streams, double seconds, Map<String, Double> msPerRequest) throws IOException {
+    StringBuilder md = new StringBuilder(Files.readString(dir.resolve("README.md")));
+    md.append(String.format(Locale.ROOT, "## The index's CPU%n%n%d concurrent streams (closed loop, shared-prefix"
+        + " prompts, 8 output tokens), %.0f s window after a warm-up; router process CPU per completed request.%n%n"
+        + "| arm | router CPU ms/request |%n| --- | --- |%n", streams, seconds));
+    msPerRequest.forEach((arm, ms) -> md.append(String.format(Locale.ROOT, "| %s | %.4f |%n", arm, ms)));
+    Double events = msPerRequest.get("events");
+    Double priced = msPerRequest.get("priced");
+    if (events != null && priced != null && priced > 0) {
+      md.append(String.format(Locale.ROOT, "%nevents costs %+.1f %% router CPU per request over priced.%n",
+          100 * (events / priced - 1)));
+    }
+    Files.writeString(dir.resolve("README.md"), md.toString());
+  }
+
   /** The highest rate at or above the target, interpolated to the crossing; 0 when none meets it. */
   static double goodput(List<CacheRun> sweep) {
     List<CacheRun> byRate = sweep.stream().sorted(Comparator.comparingDouble(CacheRun::rate)).toList();

@@ -98,6 +98,52 @@ final class ConversationClient {
     });
   }
 
+  /**
+   * Closed loop: {@code streams} workers each sending the next of {@code prompts} (cycling) as soon
+   * as its previous request ended, for {@code warmupS} then {@code measureS}; {@code window} is told
+   * when the measurement window opens and closes, and the requests completed inside it are returned.
+   */
+  long closedLoop(List<String> prompts, int output, int streams, double warmupS, double measureS, Runnable open,
+      Runnable close) throws InterruptedException {
+    long start = System.nanoTime();
+    long openAt = start + Math.round(warmupS * 1e9);
+    long closeAt = openAt + Math.round(measureS * 1e9);
+    AtomicInteger cursor = new AtomicInteger();
+    java.util.concurrent.atomic.AtomicLong completed = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.CountDownLatch workers = new java.util.concurrent.CountDownLatch(streams);
+    for (int w = 0; w < streams; w++) {
+      loop(prompts, output, cursor, closeAt, openAt, completed, workers);
+    }
+    long untilOpen = openAt - System.nanoTime();
+    if (untilOpen > 0) {
+      Thread.sleep(untilOpen / 1_000_000);
+    }
+    open.run();
+    long untilClose = closeAt - System.nanoTime();
+    if (untilClose > 0) {
+      Thread.sleep(untilClose / 1_000_000);
+    }
+    close.run();
+    workers.await(180, TimeUnit.SECONDS);
+    return completed.get();
+  }
+
+  private void loop(List<String> prompts, int output, AtomicInteger cursor, long closeAt, long openAt,
+      java.util.concurrent.atomic.AtomicLong completed, java.util.concurrent.CountDownLatch workers) {
+    if (System.nanoTime() >= closeAt) {
+      workers.countDown();
+      return;
+    }
+    String prompt = prompts.get(Math.floorMod(cursor.getAndIncrement(), prompts.size()));
+    send("cpu", 0, prompt, output).whenComplete((r, e) -> {
+      long now = System.nanoTime();
+      if (e == null && r != null && r.turn().done() && now >= openAt && now < closeAt) {
+        completed.incrementAndGet();
+      }
+      loop(prompts, output, cursor, closeAt, openAt, completed, workers);
+    });
+  }
+
   private record Result(Turn turn, String reply) {}
 
   private CompletableFuture<Result> send(String id, int t, String prompt, int output) {
