@@ -115,9 +115,13 @@ class KvEventsWireTest {
     return sub;
   }
 
-  /** PUB/SUB drops what is sent before the subscription lands: send distinct prompts until one arrives. */
+  /**
+   * PUB/SUB drops what is sent before the subscription lands: send distinct prompts until one
+   * arrives (for up to 30 s: a loaded machine can be slow to connect).
+   */
   private static List<byte[]> sendUntilMessage(SimEngine engine, ZMQ.Socket sub) {
-    for (int i = 0; i < 50; i++) {
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+    for (int i = 0; System.nanoTime() < deadline; i++) {
       String prompt = i == 0 ? PROMPT : PROMPT + " extra" + i;
       SimHttp.post(engine, "/v1/completions", SimHttp.completion(prompt, 1, false));
       byte[] first = sub.recv(0);
