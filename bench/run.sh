@@ -19,6 +19,11 @@
 #                                phase-shifting trace, every static split (1P3D, 2P2D, 3P1D), the best one with
 #                                predictive admission, and the adaptive role controller; attainment against
 #                                offered rate and goodput -> bench/results/adaptive-<timestamp>/README.md
+#   bench/run.sh cache           cache-aware placement's measured gain: four GPU-like simulated engines with vLLM's
+#                                prefix cache and KV events; seeded multi-turn, shared-prefix and no-reuse traces;
+#                                arms: cache-aware from events, approximate, priced without cache, round robin;
+#                                attainment, TTFT, hit ratio, prediction, router CPU, goodput
+#                                -> bench/results/cache-<timestamp>/README.md
 #   bench/run.sh wakeup [flags]  what a wake-up after an idle gap costs on this machine: a loopback echo server
 #                                pinned to the proxy's CPU (asleep in epoll_wait between messages, as the router)
 #                                and a prober pinned to another, round-trip p50/p90/p99 per idle gap (default
@@ -84,7 +89,7 @@ case " $mode $* " in
 esac
 
 needs_nginx=yes
-case "$mode" in ceiling|profile|adaptive|wakeup) needs_nginx=no ;; esac
+case "$mode" in ceiling|profile|adaptive|cache|wakeup) needs_nginx=no ;; esac
 case " $* " in *" --arms "*|*" --arms="*) [[ " $* " == *nginx* ]] || needs_nginx=no ;; esac
 nginx_bin="$(command -v nginx || true)"
 [ -z "$nginx_bin" ] && [ -x /usr/sbin/nginx ] && nginx_bin=/usr/sbin/nginx
@@ -137,13 +142,15 @@ case "$mode" in
       ${pin_flags[@]+"${pin_flags[@]}"} "$@" ;;
   adaptive)
     run_bench adaptive --repo "$repo" --router-jar "$work/narwhal-router.jar" --command "$cmdline" "$@" ;;
+  cache)
+    run_bench cache --repo "$repo" --router-jar "$work/narwhal-router.jar" --command "$cmdline" "$@" ;;
   ceiling)
     run_bench ceiling --repo "$repo" --router-jar "$work/narwhal-router.jar" --command "$cmdline" "$@" ;;
   wakeup)
     # Pins its own two children (echo server, prober) with taskset, and moves itself off the echo's CPU.
     run_bench wakeup --command "$cmdline" "$@" ;;
   *)
-    echo "bench/run.sh: unknown mode '$mode' (sweep, profile, ceiling, smoke, adaptive, wakeup, jmh, help; --help lists them)" >&2
+    echo "bench/run.sh: unknown mode '$mode' (sweep, profile, ceiling, smoke, adaptive, cache, wakeup, jmh, help; --help lists them)" >&2
     exit 2 ;;
 esac
 }

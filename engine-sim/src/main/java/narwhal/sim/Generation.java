@@ -317,7 +317,7 @@ final class Generation {
   private void finish() {
     if (request.stream()) {
       if (request.includeUsage()) {
-        writeEvent(shapes.usageChunk(request.promptTokens(), emitted));
+        writeEvent(shapes.usageChunk(request.promptTokens(), emitted, reportedCachedTokens()));
       }
       ctx.write(new DefaultHttpContent(HttpResponses.sseDone(ctx.alloc())));
       endResponse(finishReason);
@@ -332,8 +332,19 @@ final class Generation {
     if (request.remoteDecode()) {
       engine.prefillResponses.add(PrefillResponse.sent(request.idBase(), responseId, kvParams));
     }
-    respondFully(200, shapes.fullResponse(text.toString(), finishReason, request.promptTokens(), emitted, kvParams),
+    respondFully(200, shapes.fullResponse(text.toString(), finishReason, request.promptTokens(), emitted,
+            reportedCachedTokens(), kvParams),
         finishReason);
+  }
+
+  /**
+   * What vLLM reports as {@code prompt_tokens_details.cached_tokens}: the prompt tokens its prefix
+   * cache (and, for a decode leg, its KV transfer) spared it, only with {@code
+   * --enable-prompt-tokens-details}; 0 means "not reported".
+   */
+  private int reportedCachedTokens() {
+    GpuSeat s = seat;
+    return s != null && engine.options.prefixCaching().promptTokensDetails() ? s.cachedTokens() : 0;
   }
 
   private void goSilent() {

@@ -40,6 +40,9 @@ final class GpuSeat implements SequenceListener {
         ? SequenceSpec.pulled(prompt, outputTokens,
             TimingModel.millisToNanos(options.kvTransferMillisPerToken() * prompt))
         : SequenceSpec.prefill(prompt, outputTokens);
+    if (options.prefixCaching().enabled()) {
+      spec = spec.withTokenIds(tokenIds(options, request, outputTokens));
+    }
     if (request.remoteDecode()) {
       // NixlConnector keeps a prefill's blocks until the decode reads them (or the lease ends),
       // under the id its descriptor names.
@@ -49,6 +52,22 @@ final class GpuSeat implements SequenceListener {
       spec = spec.leased("bootstrap-" + internalRequestId);
     }
     return new GpuSeat(loop, ctx, spec, producer, onToken);
+  }
+
+  /** The prompt's ids, then those of the tokens this response will generate (the deterministic words). */
+  private static int[] tokenIds(SimOptions options, SimRequest request, int outputTokens) {
+    int[] prompt = request.tokenIds();
+    int[] ids = java.util.Arrays.copyOf(prompt, prompt.length + outputTokens);
+    TokenSequence words = new TokenSequence(options.seed(), request.promptKey());
+    for (int i = 0; i < outputTokens; i++) {
+      ids[prompt.length + i] = SimVocabulary.wordId(words.next());
+    }
+    return ids;
+  }
+
+  /** Prompt tokens the engine did not compute for this response (vLLM's {@code cached_tokens}). */
+  int cachedTokens() {
+    return sequence.cachedTokens();
   }
 
   @Override

@@ -49,7 +49,7 @@ final class RequestParser {
           // SGLang's prefill server stops after the prompt's first token.
           prefill ? 1 : maxTokens,
           prompt.key(), prompt.tokens(), directives(prompt), false, false,
-          idBase(body, requestIdHeader), bootstrap, prefill, null);
+          idBase(body, requestIdHeader), bootstrap, prefill, null, prompt.ids());
     }
 
     JsonNode kvParams = body.get("kv_transfer_params");
@@ -76,7 +76,8 @@ final class RequestParser {
         idBase(body, requestIdHeader),
         null,
         false,
-        kvPull ? KvTransfer.producerOf(kvParams) : null);
+        kvPull ? KvTransfer.producerOf(kvParams) : null,
+        prompt.ids());
   }
 
   private static List<FaultSpec> directives(Prompt prompt) {
@@ -149,7 +150,12 @@ final class RequestParser {
     if (ids.isEmpty()) {
       throw new SimHttpException(400, "prompt must not be empty.", "prompt");
     }
-    return new Prompt(key.toString(), ids.size(), "");
+    int[] values = new int[ids.size()];
+    for (int i = 0; i < values.length; i++) {
+      long v = ids.get(i).asLong();
+      values[i] = (int) Math.max(0, Math.min(Integer.MAX_VALUE, v));
+    }
+    return new Prompt(key.toString(), ids.size(), "", values);
   }
 
   private static Prompt chatPrompt(JsonNode body) {
@@ -171,7 +177,7 @@ final class RequestParser {
       key.append(lastContent);
     }
     String text = key.toString();
-    return new Prompt(text, countWords(text), lastContent);
+    return new Prompt(text, countWords(text), lastContent, null);
   }
 
   /** A message's text: a string, or the {@code text} of each content part joined by newlines. */
@@ -267,10 +273,10 @@ final class RequestParser {
     return Math.max(1, words);
   }
 
-  /** The prompt's hash key, length, and the text directives are read from. */
-  private record Prompt(String key, int tokens, String directiveSource) {
+  /** The prompt's hash key, length, the text directives are read from, and a token-id prompt's ids. */
+  private record Prompt(String key, int tokens, String directiveSource, int @Nullable [] ids) {
     static Prompt ofText(String text) {
-      return new Prompt(text, countWords(text), text);
+      return new Prompt(text, countWords(text), text, null);
     }
   }
 }

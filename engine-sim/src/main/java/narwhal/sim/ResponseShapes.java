@@ -108,9 +108,18 @@ final class ResponseShapes {
 
   /** The final usage chunk: {@code choices: []}, no nulls. */
   ObjectNode usageChunk(int promptTokens, int completionTokens) {
+    return usageChunk(promptTokens, completionTokens, 0);
+  }
+
+  /** The final usage chunk, with {@code prompt_tokens_details.cached_tokens} when above 0. */
+  ObjectNode usageChunk(int promptTokens, int completionTokens, int cachedTokens) {
     ObjectNode chunk = header(endpoint.chunkObject());
     chunk.putArray("choices");
-    chunk.set("usage", usage(promptTokens, completionTokens));
+    ObjectNode usage = usage(promptTokens, completionTokens);
+    if (cachedTokens > 0) {
+      usage.putObject("prompt_tokens_details").put("cached_tokens", cachedTokens);
+    }
+    chunk.set("usage", usage);
     return chunk;
   }
 
@@ -128,6 +137,7 @@ final class ResponseShapes {
       @Nullable String finishReason,
       int promptTokens,
       int completionTokens,
+      int cachedTokens,
       @Nullable ObjectNode kvTransferParams) {
     ObjectNode response = header(endpoint.responseObject());
     ObjectNode choice = response.putArray("choices").addObject();
@@ -158,7 +168,12 @@ final class ResponseShapes {
     usage.put("prompt_tokens", promptTokens);
     usage.put("total_tokens", promptTokens + completionTokens);
     usage.put("completion_tokens", completionTokens);
-    usage.putNull("prompt_tokens_details");
+    if (cachedTokens > 0) {
+      // vLLM reports it only with --enable-prompt-tokens-details, and only when above 0.
+      usage.putObject("prompt_tokens_details").put("cached_tokens", cachedTokens);
+    } else {
+      usage.putNull("prompt_tokens_details");
+    }
     if (endpoint == GenerationEndpoint.CHAT) {
       response.putNull("prompt_logprobs");
     }

@@ -197,6 +197,50 @@ public final class SimEngine implements AutoCloseable {
     return state.gpu == null ? null : state.gpu.load();
   }
 
+  /**
+   * Where subscribers connect for this engine's KV events ({@code tcp://HOST:PORT}, an ephemeral
+   * port resolved), or null when it publishes none.
+   */
+  public @Nullable String kvEventsEndpoint() {
+    return state.kvEvents == null ? null : state.kvEvents.endpoint();
+  }
+
+  /** Its KV event replay endpoint, or null when it has none. */
+  public @Nullable String kvReplayEndpoint() {
+    return state.kvEvents == null ? null : state.kvEvents.replayEndpoint();
+  }
+
+  /** KV event batches sent so far (the next sequence number); 0 without events. */
+  public long kvEventBatchesPublished() {
+    return state.kvEvents == null ? 0 : state.kvEvents.published();
+  }
+
+  /** The prefix cache's state; {@link narwhal.sim.gpu.PrefixCacheStats#NONE} without one. */
+  public narwhal.sim.gpu.PrefixCacheStats prefixCacheStats() {
+    return state.gpu == null ? narwhal.sim.gpu.PrefixCacheStats.NONE : state.gpu.prefixStats();
+  }
+
+  /**
+   * Leading tokens of {@code tokenIds} the engine's prefix cache holds now (the truth an index
+   * approximates); 0 without a prefix cache. Waits for the step loop (tests and benchmarks only).
+   */
+  public int prefixCachedTokens(int[] tokenIds) {
+    if (state.gpu == null) {
+      return 0;
+    }
+    return state.gpu.cachedTokens(tokenIds).join();
+  }
+
+  /** The token ids the engine gives {@code text} (its tokenize route's, and its prefix cache's). */
+  public static int[] tokenIds(String text) {
+    return SimVocabulary.ids(text);
+  }
+
+  /** Empties the prefix cache (vLLM's reset_prefix_cache, announced as AllBlocksCleared); false while blocks are held. */
+  public boolean resetPrefixCache() {
+    return state.gpu != null && state.gpu.resetPrefixCache().join();
+  }
+
   /** Replaces the engine-level faults; every {@code count=K} starts afresh. */
   public void setFaults(FaultPlan faults) {
     state.setFaults(requireNonNull(faults, "faults"));
@@ -300,6 +344,9 @@ public final class SimEngine implements AutoCloseable {
     boolean mayBlock = !calledFromEventLoop();
     resume(); // a frozen connection would hold its close back
     var closing = channels.close();
+    if (state.kvEvents != null) {
+      state.kvEvents.close();
+    }
     if (state.gpu != null) {
       state.gpu.close(); // its lease timers would outlive the engine on a shared group
     }

@@ -172,6 +172,29 @@ public final class SimFlags {
   @Option(names = "--tls-key", paramLabel = "FILE", description = "the certificate's PKCS#8 PEM key (with --tls-cert)")
   java.nio.file.@Nullable Path tlsKey;
 
+  @Option(names = "--enable-prefix-caching", description = {
+      "gpu timing: reuse cached prompt blocks and cache computed ones, as vLLM's prefix cache (vLLM's default is on;",
+      "the simulator's is off)"})
+  boolean enablePrefixCaching;
+
+  @Option(names = "--block-size", paramLabel = "N", description = "tokens per KV block of the prefix cache (default ${DEFAULT-VALUE})")
+  int blockSize = 16;
+
+  @Option(names = "--enable-prompt-tokens-details",
+      description = "report usage.prompt_tokens_details.cached_tokens when it is above 0, as vLLM's flag does")
+  boolean enablePromptTokensDetails;
+
+  @Option(names = "--kv-events-config", paramLabel = "JSON", description = {
+      "publish the prefix cache's KV events as vLLM does, e.g. '{\"enable_kv_cache_events\": true, \"publisher\": \"zmq\",",
+      "\"endpoint\": \"tcp://*:5557\", \"topic\": \"kv-events\", \"replay_endpoint\": \"tcp://*:5558\"}' (vLLM's keys and",
+      "defaults; needs --enable-prefix-caching)"})
+  @Nullable String kvEventsConfig;
+
+  @Option(names = "--kv-events-encoding", paramLabel = "E", description = {
+      "how each KV event is encoded: map (vLLM's {\"type\": ...} maps, since June 2026) or array (its older tagged",
+      "arrays) (default ${DEFAULT-VALUE})"})
+  String kvEventsEncoding = "map";
+
   /** The options these flags describe; throws {@link IllegalArgumentException} on an out-of-range value. */
   public SimOptions toOptions() {
     SimOptions.Builder b = SimOptions.builder().port(port).host(host).model(model).seed(seed)
@@ -204,12 +227,35 @@ public final class SimFlags {
       }
     }
     kvExtraFields.forEach(field -> b.kvExtraField(field.getKey(), field.getValue()));
+    b.prefixCaching(prefixCaching());
     try {
       b.tls(SimTls.of(tlsCert, tlsKey));
       return b.build();
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("invalid options: " + e.getMessage(), e);
     }
+  }
+
+  private PrefixCaching prefixCaching() {
+    KvEventsSettings events = null;
+    if (kvEventsConfig != null) {
+      try {
+        events = KvEventsSettings.parse(SimJson.MAPPER.readTree(kvEventsConfig),
+            KvEventsSettings.Encoding.parse(kvEventsEncoding));
+      } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        throw new IllegalArgumentException("--kv-events-config is not JSON: " + e.getOriginalMessage(), e);
+      }
+    }
+    if (!enablePrefixCaching) {
+      if (events != null) {
+        throw new IllegalArgumentException("--kv-events-config needs --enable-prefix-caching");
+      }
+      return new PrefixCaching(false, blockSize, enablePromptTokensDetails, null);
+    }
+    if (timing != TimingMode.GPU) {
+      throw new IllegalArgumentException("--enable-prefix-caching applies to --timing gpu only");
+    }
+    return new PrefixCaching(true, blockSize, enablePromptTokensDetails, events);
   }
 
   private void simpleTiming(SimOptions.Builder b) {

@@ -185,6 +185,18 @@ final class SimHttpHandler extends ChannelInboundHandlerAdapter {
       case KvReleaseEndpoint.PATH:
         send(ctx, KvReleaseEndpoint.handle(ctx.alloc(), engine, method, request), keepAlive);
         break;
+      case "/admin/cache/reset":
+        // Gpu timing with a prefix cache: empties it (vLLM's reset_prefix_cache), answered once the
+        // step loop has; {"reset": false} while sequences hold blocks, or without a prefix cache.
+        if (requireMethod(ctx, method, HttpMethod.POST, keepAlive)) {
+          if (engine.gpu == null) {
+            send(ctx, HttpResponses.json(ctx.alloc(), 200, SimJson.object().put("reset", false)), keepAlive);
+          } else {
+            engine.gpu.resetPrefixCache().whenComplete((ok, e) -> ctx.executor().execute(() -> send(ctx,
+                HttpResponses.json(ctx.alloc(), 200, SimJson.object().put("reset", e == null && ok)), keepAlive)));
+          }
+        }
+        break;
       case "/admin/stats":
         if (requireMethod(ctx, method, HttpMethod.GET, keepAlive)) {
           send(ctx, AdminEndpoints.stats(ctx.alloc(), engine.stats), keepAlive);

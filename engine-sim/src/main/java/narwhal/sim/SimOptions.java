@@ -63,6 +63,7 @@ import org.jspecify.annotations.Nullable;
  *     {@code maxModelLen} tokens (vLLM refuses to start otherwise), so any request the engine
  *     accepts can run, alone at worst
  * @param tls the certificate and key to serve TLS with (an {@code https://} engine), or null
+ * @param prefixCaching the prefix cache and its KV events (gpu timing mode only; off by default)
  */
 public record SimOptions(
     String host,
@@ -92,7 +93,8 @@ public record SimOptions(
     @Nullable String apiKey,
     StreamFraming streamFraming,
     @Nullable GpuProfile gpu,
-    @Nullable SimTls tls) {
+    @Nullable SimTls tls,
+    PrefixCaching prefixCaching) {
 
   // Simple-mode defaults as constants, so flag help text (annotation strings) quotes them.
   static final double DEFAULT_PREFILL_BASE_MILLIS = 2;
@@ -130,6 +132,9 @@ public record SimOptions(
     kvExtraFields = KvExtraFields.freeze(requireNonNull(kvExtraFields, "kvExtraFields"));
     check(apiKey == null || !apiKey.isEmpty(), "apiKey must not be empty (null for none)");
     requireNonNull(streamFraming, "streamFraming");
+    requireNonNull(prefixCaching, "prefixCaching");
+    check(!prefixCaching.enabled() || gpu != null,
+        "the prefix cache needs gpu timing mode (--timing gpu): the simple mode holds no KV");
     check(gpu == null || gpu.kvCapacityTokens() >= maxModelLen,
         "the KV cache (kv_capacity_tokens " + (gpu == null ? 0 : gpu.kvCapacityTokens())
             + ") must hold max_model_len (" + maxModelLen + ") tokens, as vLLM requires at start: lower max_model_len"
@@ -176,7 +181,8 @@ public record SimOptions(
         .apiKey(apiKey)
         .streamFraming(streamFraming)
         .gpu(gpu)
-        .tls(tls);
+        .tls(tls)
+        .prefixCaching(prefixCaching);
   }
 
   private static void check(boolean condition, String message) {
@@ -219,6 +225,7 @@ public record SimOptions(
     private @Nullable String apiKey;
     private StreamFraming streamFraming = StreamFraming.CHUNKED;
     private @Nullable GpuProfile gpu;
+    private PrefixCaching prefixCaching = PrefixCaching.OFF;
     private @Nullable SimTls tls;
 
     /** Marks a field {@link #withoutAttest} removed from the document. */
@@ -313,6 +320,8 @@ public record SimOptions(
     public Builder gpu(@Nullable GpuProfile v) { gpu = v; return this; }
     /** Serves TLS with these files (null: plain HTTP, the default). */
     public Builder tls(@Nullable SimTls v) { tls = v; return this; }
+    /** The prefix cache and its KV events (default {@link PrefixCaching#OFF}; needs gpu timing). */
+    public Builder prefixCaching(PrefixCaching v) { prefixCaching = v; return this; }
     /** Builds the options; throws {@link IllegalArgumentException} on an out-of-range value. */
     public SimOptions build() {
       String id = engineId != null ? engineId : UUID.randomUUID().toString();
@@ -353,7 +362,8 @@ public record SimOptions(
           apiKey,
           streamFraming,
           gpu,
-          tls);
+          tls,
+          prefixCaching);
     }
   }
 }

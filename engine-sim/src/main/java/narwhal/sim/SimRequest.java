@@ -21,6 +21,7 @@ import org.jspecify.annotations.Nullable;
  * @param bootstrapPrefill SGLang mode: the rendezvous names this engine, so this is the prefill leg
  * @param producer a usable pull's producer when its descriptor says where to report the pull, else
  *     null
+ * @param promptIds a token-id prompt's ids; null for text (its ids are its words', {@link #tokenIds()})
  */
 record SimRequest(
     GenerationEndpoint endpoint,
@@ -36,7 +37,13 @@ record SimRequest(
     String idBase,
     @Nullable BootstrapFields bootstrap,
     boolean bootstrapPrefill,
-    @Nullable ProducerKv producer) {
+    @Nullable ProducerKv producer,
+    int @Nullable [] promptIds) {
+
+  /** The prompt's token ids, as the tokenize route reports them and the prefix cache keys them. */
+  int[] tokenIds() {
+    return promptIds != null ? promptIds : SimVocabulary.ids(promptKey);
+  }
 
   RequestPhase phase() {
     return remoteDecode || bootstrapPrefill ? RequestPhase.PREFILL : RequestPhase.DECODE;

@@ -31,6 +31,8 @@ final class SimulatedEngineState {
   final ApiKeyGuard apiKey;
   /** Gpu timing mode: the engine's one step loop, which every response of the engine joins. */
   final @Nullable StepLoop gpu;
+  /** The prefix cache's KV event publisher, or null when the engine publishes none. */
+  final @Nullable KvEventPublisher kvEvents;
   /**
    * Unique to this engine's start, so a router can tell a restarted engine (whose measured
    * profile may no longer hold) from the one it measured: 64 random bits in hex.
@@ -46,9 +48,13 @@ final class SimulatedEngineState {
   /** @param stepExecutor where the gpu mode's step loop runs (one of the engine's event loops) */
   SimulatedEngineState(SimOptions options, EventExecutor stepExecutor) {
     this.options = options;
+    PrefixCaching caching = options.prefixCaching();
+    this.kvEvents = caching.kvEvents() == null ? null : new KvEventPublisher(caching.kvEvents());
+    KvEventPublisher publisher = kvEvents;
     this.gpu = options.gpu() == null ? null
         : new StepLoop(options.gpu(), StepScheduler.on(stepExecutor), options.seed(),
-            leaseNanos(options));
+            leaseNanos(options), caching.enabled() ? caching.blockSize() : 0,
+            publisher == null ? batch -> { } : publisher::publish);
     this.apiKey = new ApiKeyGuard(options.apiKey());
     this.parser = new RequestParser(options, this::bootstrapPort);
     this.received = new ReceivedLog<>(options.maxRecordedRequests());

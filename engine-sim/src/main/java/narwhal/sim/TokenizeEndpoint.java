@@ -17,8 +17,9 @@ import java.io.InputStream;
  * "messages", ...}} answered {@code {"count", "max_model_len", "tokens"}}. The count is the one
  * the simulator's generation reports in its usage for the same prompt or messages (whitespace
  * words, {@link RequestParser}), so a router that counts here prices exactly what the engine
- * will prefill. The token ids are the words' positions: the simulator has no vocabulary for
- * prompts. SGLang mode has no such route (404, as any unknown path); a dead engine answers 503.
+ * will prefill. The token ids are the words' ids ({@link SimVocabulary}), the ones the engine's
+ * prefix cache keys its blocks by, so a router hashing them names the blocks the engine caches
+ * (a token-id prompt's are its own). SGLang mode has no such route (404, as any unknown path); a dead engine answers 503.
  * Fault plans and directives do not apply to it: it is not a generation.
  */
 final class TokenizeEndpoint {
@@ -44,10 +45,13 @@ final class TokenizeEndpoint {
       return HttpResponses.json(alloc, 503, ErrorBodies.envelope(dialect, 503, "Engine is dead.", null));
     }
     int count;
+    int[] ids;
     try {
       JsonNode body = read(request);
       GenerationEndpoint endpoint = body.has("messages") ? GenerationEndpoint.CHAT : GenerationEndpoint.COMPLETIONS;
-      count = engine.parser.parse(endpoint, body, null).promptTokens();
+      SimRequest parsed = engine.parser.parse(endpoint, body, null);
+      count = parsed.promptTokens();
+      ids = parsed.tokenIds();
     } catch (SimHttpException e) {
       return HttpResponses.json(alloc, e.status(), ErrorBodies.envelope(dialect, e.status(), e.getMessage(), e.param()));
     }
@@ -55,8 +59,8 @@ final class TokenizeEndpoint {
     answer.put("count", count);
     answer.put("max_model_len", engine.options.maxModelLen());
     ArrayNode tokens = answer.putArray("tokens");
-    for (int i = 0; i < count; i++) {
-      tokens.add(i);
+    for (int id : ids) {
+      tokens.add(id);
     }
     return HttpResponses.json(alloc, 200, answer);
   }

@@ -15,6 +15,7 @@ final class Choices {
       of(EngineRestartPolicy.values(), EngineRestartPolicy::configName);
   static final Map<String, TransferMode> TRANSFER_MODES =
       of(TransferMode.values(), TransferMode::configName);
+  static final Map<String, CacheMode> CACHE_MODES = of(CacheMode.values(), CacheMode::configName);
   static final Map<String, String> CONNECTORS = identity(EngineConfig.CONNECTOR_NIXL);
   static final Map<String, String> KV_ROLES = identity("kv_both", "kv_producer", "kv_consumer");
 

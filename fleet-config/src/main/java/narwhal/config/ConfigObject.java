@@ -197,6 +197,20 @@ final class ConfigObject {
     return value;
   }
 
+  /** Every key of the object that is not a {@code _} comment, in file order (each counts as read). */
+  java.util.List<String> keys() {
+    java.util.List<String> out = new java.util.ArrayList<>();
+    Iterator<String> names = node.fieldNames();
+    while (names.hasNext()) {
+      String name = names.next();
+      if (!name.startsWith("_")) {
+        known.add(name);
+        out.add(name);
+      }
+    }
+    return out;
+  }
+
   /** Reports every key that was never read and is not a {@code _} comment. */
   void finish() {
     Iterator<String> names = node.fieldNames();

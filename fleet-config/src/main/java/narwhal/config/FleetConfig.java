@@ -23,6 +23,7 @@ import org.jspecify.annotations.Nullable;
  * @param profiles latency profiles
  * @param continuation opt-in stream continuation
  * @param tenants client authentication and per-tenant limits (none: every caller is served)
+ * @param cache cache-aware placement (off by default)
  */
 public record FleetConfig(
     String model,
@@ -36,7 +37,8 @@ public record FleetConfig(
     RecoveryConfig recovery,
     ProfilesConfig profiles,
     ContinuationConfig continuation,
-    TenantsConfig tenants) {
+    TenantsConfig tenants,
+    CacheConfig cache) {
 
   /** The value of the fleet file's {@code schema} key. */
   public static final String SCHEMA = "narwhal.fleet";
@@ -56,6 +58,7 @@ public record FleetConfig(
     Objects.requireNonNull(profiles, "profiles");
     Objects.requireNonNull(continuation, "continuation");
     Objects.requireNonNull(tenants, "tenants");
+    Objects.requireNonNull(cache, "cache");
   }
 
   /** A development fleet (no engine contract) with every section at its defaults. */
@@ -72,7 +75,8 @@ public record FleetConfig(
         RecoveryConfig.defaults(),
         ProfilesConfig.defaults(),
         ContinuationConfig.defaults(),
-        TenantsConfig.none());
+        TenantsConfig.none(),
+        CacheConfig.defaults());
   }
 
   /** The engine with this instance id, if the fleet has one. */
@@ -150,6 +154,10 @@ public record FleetConfig(
     return toBuilder().tenants(value).build();
   }
 
+  public FleetConfig withCache(CacheConfig value) {
+    return toBuilder().cache(value).build();
+  }
+
   /**
    * Builds a {@link FleetConfig} by name rather than by position; {@link #build} applies the
    * record's checks. Start from {@link FleetConfig#of} or a parsed fleet with {@link #toBuilder}.
@@ -167,6 +175,7 @@ public record FleetConfig(
     private ProfilesConfig profiles;
     private ContinuationConfig continuation;
     private TenantsConfig tenants;
+    private CacheConfig cache;
 
     private Builder(FleetConfig from) {
       model = from.model;
@@ -181,6 +190,7 @@ public record FleetConfig(
       profiles = from.profiles;
       continuation = from.continuation;
       tenants = from.tenants;
+      cache = from.cache;
     }
 
     public Builder model(String value) {
@@ -238,6 +248,11 @@ public record FleetConfig(
       return this;
     }
 
+    public Builder cache(CacheConfig value) {
+      cache = value;
+      return this;
+    }
+
     public Builder continuation(ContinuationConfig value) {
       continuation = value;
       return this;
@@ -246,7 +261,7 @@ public record FleetConfig(
     public FleetConfig build() {
       return new FleetConfig(
           model, hardware, engines, engineContract, slo, controller, serving, engine, recovery,
-          profiles, continuation, tenants);
+          profiles, continuation, tenants, cache);
     }
   }
 }

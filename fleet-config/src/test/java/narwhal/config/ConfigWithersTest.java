@@ -41,19 +41,18 @@ class ConfigWithersTest {
       ServingTlsConfig.of(Path.of("chain.pem"), Path.of("key.pem")).withClientCa(Path.of("ca.pem"), ClientAuthMode.REQUIRE);
 
   private static final Map<Class<?>, Object> SAMPLES =
-      Map.of(
-          FleetConfig.class,
-          FleetConfig.of("m", List.of(EngineSpec.of("d0", "http://127.0.0.1:8101", EngineRole.DECODE))),
-          EngineConfig.class, EngineConfig.defaults(),
-          EngineSpec.class, EngineSpec.of("p0", "http://127.0.0.1:8100", EngineRole.PREFILL),
-          ServingConfig.class, ServingConfig.defaults(),
-          RecoveryConfig.class, RecoveryConfig.defaults(),
-          ControllerConfig.class, ControllerConfig.defaults(),
-          SloConfig.class, SloConfig.defaults(),
-          EngineContract.class, EngineContract.defaults(),
-          ServingTlsConfig.class, SERVING_TLS,
-          EngineTlsConfig.class,
-          new EngineTlsConfig(Path.of("ca.pem"), Path.of("client.pem"), Path.of("client.key"), true));
+      Map.ofEntries(
+          Map.entry(FleetConfig.class, FleetConfig.of("m", List.of(EngineSpec.of("d0", "http://127.0.0.1:8101", EngineRole.DECODE)))),
+          Map.entry(EngineConfig.class, EngineConfig.defaults()),
+          Map.entry(EngineSpec.class, EngineSpec.of("p0", "http://127.0.0.1:8100", EngineRole.PREFILL)),
+          Map.entry(ServingConfig.class, ServingConfig.defaults()),
+          Map.entry(RecoveryConfig.class, RecoveryConfig.defaults()),
+          Map.entry(ControllerConfig.class, ControllerConfig.defaults()),
+          Map.entry(SloConfig.class, SloConfig.defaults()),
+          Map.entry(EngineContract.class, EngineContract.defaults()),
+          Map.entry(ServingTlsConfig.class, SERVING_TLS),
+          Map.entry(EngineTlsConfig.class, new EngineTlsConfig(Path.of("ca.pem"), Path.of("client.pem"), Path.of("client.key"), true)),
+          Map.entry(CacheConfig.class, CacheConfig.defaults()));
 
   /**
    * Withers that set more than one field, or set a field from a value of another type, keyed by
@@ -68,7 +67,8 @@ class ConfigWithersTest {
           "ServingConfig.withRetryBackoff/2", List.of("retryBaseS", "retryCapS"),
           "ServingConfig.withRetryBudget/2", List.of("retryBudget", "retryReplenish"),
           "ServingTlsConfig.withClientCa/2", List.of("clientCa", "clientAuth"),
-          "EngineTlsConfig.withClientCertificate/2", List.of("clientCert", "clientKey"));
+          "EngineTlsConfig.withClientCertificate/2", List.of("clientCert", "clientKey"),
+          "CacheConfig.withDivergence/2", List.of("divergenceThreshold", "divergenceWindow"));
 
   @Test
   void everyRecordWithWithersOrABuilderHasASample() throws Exception {

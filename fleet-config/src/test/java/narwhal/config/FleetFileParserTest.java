@@ -317,10 +317,12 @@ class FleetFileParserTest {
       parsed.add(FleetFileParser.parse(blocks.group(1), env::get, Set.of("vllm")));
     }
 
-    assertThat(parsed).hasSize(2);
-    assertThat(parsed.get(1).handoffBoundS()).isEqualTo(25.0);
-    assertThat(parsed.get(1).serving().tls().clientAuth()).isEqualTo(ClientAuthMode.REQUIRE);
-    assertThat(parsed.get(1).engine().tls().caBundle()).isNotNull();
+    assertThat(parsed).hasSize(3);
+    assertThat(parsed.get(1).cache().mode()).as("the cache section's example").isEqualTo(CacheMode.EVENTS);
+    FleetConfig production = parsed.get(2);
+    assertThat(production.handoffBoundS()).isEqualTo(25.0);
+    assertThat(production.serving().tls().clientAuth()).isEqualTo(ClientAuthMode.REQUIRE);
+    assertThat(production.engine().tls().caBundle()).isNotNull();
   }
 
   @Test

@@ -27,6 +27,11 @@ final class RouterClient {
     this.base = base;
   }
 
+  /** The router's base URL, {@code http://127.0.0.1:PORT}. */
+  String base() {
+    return base;
+  }
+
   /** A whole response: status, headers and body text. */
   HttpResponse<String> post(String path, String body) {
     try {

@@ -38,6 +38,52 @@ public final class AnswerUsage {
     }
   }
 
+  /**
+   * {@code usage.prompt_tokens_details.cached_tokens} of the top-level object in {@code body}, or
+   * -1 when the answer reports none (no usage, details null or absent, the count missing or not a
+   * non-negative integer). vLLM reports it only with {@code --enable-prompt-tokens-details}, and
+   * only when above 0. Never throws.
+   */
+  public static long cachedTokens(String body) {
+    try (JsonParser p = Json.mapper().getFactory().createParser(body)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        return -1;
+      }
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        JsonToken value = p.nextToken();
+        if ("usage".equals(name) && value == JsonToken.START_OBJECT) {
+          return cachedIn(p);
+        }
+        p.skipChildren();
+      }
+      return -1;
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+  }
+
+  private static long cachedIn(JsonParser p) throws IOException {
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String name = p.currentName();
+      JsonToken value = p.nextToken();
+      if ("prompt_tokens_details".equals(name) && value == JsonToken.START_OBJECT) {
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+          String detail = p.currentName();
+          JsonToken v = p.nextToken();
+          if ("cached_tokens".equals(detail)) {
+            return v == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER
+                && p.getLongValue() >= 0 ? p.getLongValue() : -1;
+          }
+          p.skipChildren();
+        }
+        return -1;
+      }
+      p.skipChildren();
+    }
+    return -1;
+  }
+
   private static long promptTokensIn(JsonParser p) throws IOException {
     while (p.nextToken() == JsonToken.FIELD_NAME) {
       String name = p.currentName();

@@ -120,6 +120,16 @@ public interface EngineDialect {
   }
 
   /**
+   * The prompt tokens the producer's prefix cache spared it, as its successful prefill answer
+   * reported them (OpenAI-style engines: {@code usage.prompt_tokens_details.cached_tokens}), or -1
+   * when it reported none. Optional: the default is -1. Never fails a leg; it is what the journal's
+   * {@code cached_tokens} and the cache self-check read.
+   */
+  default long readPrefillCachedTokens(String body) {
+    return -1;
+  }
+
+  /**
    * The request asking the engine how many tokens {@code request}'s prompt is, as the engine will
    * see it (its tokenizer and, for chat, its chat template), or null when the engine family has no
    * such route or cannot count this prompt's shape. The router then estimates the count from
@@ -140,6 +150,17 @@ public interface EngineDialect {
    */
   default long readTokenCount(String body) {
     throw new UnsupportedOperationException(name() + " has no tokenize route");
+  }
+
+  /**
+   * The prompt's token ids in a successful answer to {@link #tokenizeRequest} (vLLM: its {@code
+   * tokens}), for cache-aware placement; only asked when that is on. Optional: the default is
+   * null (the answer lists none; placement then treats the prompt as uncached everywhere).
+   *
+   * @throws IllegalArgumentException when the answer's list is malformed; the message says why
+   */
+  default int @Nullable [] readTokenIds(String body) {
+    return null;
   }
 
   /**

@@ -97,6 +97,26 @@ public final class PrefillResult {
         legStartedNanos, completedNanos);
   }
 
+  /**
+   * The prompt tokens the producer's prefix cache spared it, as its answer reported them ({@code
+   * usage.prompt_tokens_details.cached_tokens}), or -1 when it reported none (vLLM reports them
+   * only with {@code --enable-prompt-tokens-details}, and only when above 0).
+   */
+  public long cachedTokens() {
+    return proto.hasCachedTokens() ? proto.getCachedTokens() : -1;
+  }
+
+  /** This result with the cached tokens the producer's answer reported ({@link #cachedTokens()}; -1: none). */
+  public PrefillResult withCachedTokens(long cachedTokens) {
+    narwhal.proto.v1.PrefillResult.Builder b = proto.toBuilder();
+    if (cachedTokens < 0) {
+      b.clearCachedTokens();
+    } else {
+      b.setCachedTokens(cachedTokens);
+    }
+    return new PrefillResult(b.build(), renderParameters, legStartedNanos, completedNanos);
+  }
+
   /** The handoff's age at {@code nowNanos}, counted from the start of the producer HTTP leg. */
   public long ageNanos(long nowNanos) {
     return nowNanos - legStartedNanos;

@@ -120,7 +120,10 @@ public final class Preflight {
       ProfileGate.Report profiles = profileGate(config,
           new EngineFacts(config, AuthorizingTransport.wrap(transport, config.engine().engineApiKey()),
               EngineDialects.discover()), loop);
-      return new PreflightReport(List.copyOf(engineResults.values()), transfers, profiles);
+      List<CheckResult> cache = CacheChecks.run(config,
+          new EngineFacts(config, AuthorizingTransport.wrap(transport, config.engine().engineApiKey()),
+              EngineDialects.discover()), loop);
+      return new PreflightReport(List.copyOf(engineResults.values()), transfers, profiles, cache);
     }
   }
 

@@ -16,7 +16,8 @@ import org.jspecify.annotations.Nullable;
  * @param transfers each producer-consumer pair's KV transfer probe
  * @param profiles the profile gate: each engine's row (skipped when nothing prices with profiles)
  */
-public record PreflightReport(List<CheckResult> engines, List<Pair> transfers, ProfileGate.Report profiles) {
+public record PreflightReport(List<CheckResult> engines, List<Pair> transfers, ProfileGate.Report profiles,
+    List<CheckResult> cache) {
 
   /** One role-permitted transfer: probed ({@code result} set) or skipped ({@code skippedBecause}). */
   public record Pair(String subject, @Nullable CheckResult result, @Nullable String skippedBecause) {}
@@ -24,6 +25,12 @@ public record PreflightReport(List<CheckResult> engines, List<Pair> transfers, P
   public PreflightReport {
     engines = List.copyOf(engines);
     transfers = List.copyOf(transfers);
+    cache = List.copyOf(cache);
+  }
+
+  /** A report without cache checks ({@code cache.mode} off). */
+  public PreflightReport(List<CheckResult> engines, List<Pair> transfers, ProfileGate.Report profiles) {
+    this(engines, transfers, profiles, List.of());
   }
 
   /** A report whose profile gate did not run. */
@@ -49,7 +56,8 @@ public record PreflightReport(List<CheckResult> engines, List<Pair> transfers, P
   public boolean passed() {
     return engines.stream().allMatch(CheckResult::passed)
         && transfers.stream().allMatch(p -> p.result() != null && p.result().passed())
-        && profiles.passed();
+        && profiles.passed()
+        && cache.stream().allMatch(r -> !r.failed());
   }
 
   /** The report as lines: {@code ok   p0  health 3 ms, ...}, {@code FAIL d1  unreachable: ...}. */
@@ -73,6 +81,9 @@ public record PreflightReport(List<CheckResult> engines, List<Pair> transfers, P
     for (CheckResult r : profiles.engines()) {
       out.add(line(r.passed() ? "ok" : "FAIL", r.subject(), engineWidth, r.detail()));
     }
+    for (CheckResult r : cache) {
+      out.add(line(r.passed() ? "ok" : r.failed() ? "FAIL" : "skip", r.subject(), engineWidth, r.detail()));
+    }
     out.add(summary());
     return out;
   }
@@ -89,7 +100,8 @@ public record PreflightReport(List<CheckResult> engines, List<Pair> transfers, P
   public String summary() {
     long badEngines = engines.stream().filter(r -> !r.passed()).count();
     long badPairs = transfers.stream().filter(p -> p.result() == null || !p.result().passed()).count();
-    long badProfiles = profiles.engines().stream().filter(r -> !r.passed()).count();
+    long badProfiles = profiles.engines().stream().filter(r -> !r.passed()).count()
+        + cache.stream().filter(CheckResult::failed).count();
     boolean gated = profiles.skippedBecause() == null;
     if (badEngines == 0 && badPairs == 0 && badProfiles == 0) {
       return "preflight passed: " + count(engines.size(), "engine") + ", " + count(transfers.size(), "kv transfer")

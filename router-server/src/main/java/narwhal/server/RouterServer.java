@@ -70,6 +70,8 @@ public final class RouterServer implements AutoCloseable {
   private final TracingSetup tracing;
   /** Keeps each engine's profile bound to its process generation. */
   private final ServingProfiles profiles;
+  /** Cache-aware placement's index (nothing when {@code cache.mode} is off). */
+  private final ServingCache cache;
   private final AtomicBoolean closed = new AtomicBoolean();
   /** See {@link HealthMonitor#holdUntilReadmitted}: engines that failed preflight, served anyway. */
   void holdUntilReadmitted(java.util.Collection<String> iids, String why) {
@@ -86,8 +88,9 @@ public final class RouterServer implements AutoCloseable {
       NettyEngineTransport transport,
       HealthMonitor health, RoleController controller, Journal journal, DisaggregatedRouter router,
       HttpFrontEnd http, Duration gracefulTimeout, TracingSetup tracing, ServingProfiles profiles,
-      @Nullable FrontEndTls tls) {
+      ServingCache cache, @Nullable FrontEndTls tls) {
     this.profiles = profiles;
+    this.cache = cache;
     this.tls = tls;
     this.gracefulTimeout = gracefulTimeout;
     this.tracing = tracing;
@@ -242,12 +245,14 @@ public final class RouterServer implements AutoCloseable {
         new EngineFacts(config, engineTransport, dialects), monitorLoop, readmissions);
     RoleController controller = new RoleController(config, fleet, router.profiles(), monitorLoop, journal,
         Clock.systemUTC(), metrics, passes);
+    ServingCache cache = ServingCache.start(config, router, metrics);
     HttpFrontEndOptions options = httpOptions(config, host, port)
         .withTls(tls == null ? null : tls.serverTls().httpContext());
     HttpFrontEnd http;
     try {
       http = HttpFrontEnd.start(options, router, router.metrics(), boss, workers, io.serverChannel());
     } catch (Exception e) { // Netty's bind rethrows the checked BindException undeclared
+      cache.close();
       profiles.close();
       health.close();
       journal.close();
@@ -261,7 +266,7 @@ public final class RouterServer implements AutoCloseable {
     health.start();
     controller.start();
     return new RouterServer(boss, workers, io, ownsGroups, transport, health, controller, journal, router, http,
-        Duration.ofMillis(Math.round(config.serving().gracefulTimeoutS() * 1000)), tracing, profiles, tls);
+        Duration.ofMillis(Math.round(config.serving().gracefulTimeoutS() * 1000)), tracing, profiles, cache, tls);
   }
 
   /** Says once, at start-up, whom the router serves: everyone, or only its tenants' keys. */
@@ -414,6 +419,7 @@ public final class RouterServer implements AutoCloseable {
     http.close();
     awaitCancellations();
     controller.close();
+    cache.close();
     profiles.close();
     health.close();
     transport.close();

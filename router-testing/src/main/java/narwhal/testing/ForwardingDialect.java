@@ -103,6 +103,16 @@ public abstract class ForwardingDialect implements EngineDialect {
   }
 
   @Override
+  public long readPrefillCachedTokens(String body) {
+    return delegate.readPrefillCachedTokens(body);
+  }
+
+  @Override
+  public int @org.jspecify.annotations.Nullable [] readTokenIds(String body) {
+    return delegate.readTokenIds(body);
+  }
+
+  @Override
   public @Nullable EngineHttpRequest tokenizeRequest(CompletionRequest request, String backendRequestId) {
     return delegate.tokenizeRequest(request, backendRequestId);
   }

@@ -78,6 +78,11 @@ public final class TestDialect implements EngineDialect {
   }
 
   @Override
+  public long readPrefillCachedTokens(String body) {
+    return AnswerUsage.cachedTokens(body);
+  }
+
+  @Override
   public KvHandoffDescriptor readPrefillResponse(String body, String connector) throws UnreadableHandoffException {
     JsonNode response;
     try {

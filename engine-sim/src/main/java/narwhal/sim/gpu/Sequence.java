@@ -43,8 +43,20 @@ public final class Sequence {
   boolean decoding;
   /** While prefilling: tokens of the context computed so far. */
   int computed;
+  /** Where this admission's prefill started: after the prefix-cache hit (0 without one). */
+  int prefillFrom;
   /** The KV transfer's or the lease's timer. */
   StepScheduler.@Nullable Cancellable timer;
+  /** Prefix cache: the cached blocks this sequence holds, its leading full blocks in order. */
+  final java.util.List<PrefixCache.Block> held = new java.util.ArrayList<>();
+  /** Prefix cache: the engine's hash of each full block of the token ids, computed as far as needed. */
+  long[] blockHashes = new long[0];
+  /**
+   * Prompt tokens the engine did not compute for this request, as vLLM reports them ({@code
+   * usage.prompt_tokens_details.cached_tokens}): the prefix-cache hit at its first admission, and
+   * for a decode leg the tokens its KV transfer brought too. -1 until admitted.
+   */
+  private volatile int cachedTokens = -1;
 
   Sequence(StepLoop loop, SequenceSpec spec, Executor callbacks, SequenceListener listener) {
     this.loop = loop;
@@ -61,6 +73,17 @@ public final class Sequence {
    */
   public void cancel() {
     loop.cancel(this);
+  }
+
+  /** See {@link #cachedTokens}: what the engine reports as cached for this request; 0 before admission. Any thread. */
+  public int cachedTokens() {
+    return Math.max(0, cachedTokens);
+  }
+
+  void admittedWithCached(int tokens) {
+    if (cachedTokens < 0) {
+      cachedTokens = tokens;
+    }
   }
 
   /** Prompt plus the tokens produced: what the sequence's KV holds while it runs. */

@@ -37,6 +37,10 @@ final class StepBatch {
       residentTokens += sequence.context();
     } else {
       prefillMillis += profile.prefillChunkMillis(sequence.computed, (long) sequence.computed + tokens);
+      if (sequence.computed > 0 && sequence.computed == sequence.prefillFrom) {
+        // The first chunk after a prefix-cache hit still pays the prompt's fixed cost.
+        prefillMillis += profile.prefillBaseMillis();
+      }
     }
     slots.add(new Slot(sequence, tokens, decode, produces));
   }

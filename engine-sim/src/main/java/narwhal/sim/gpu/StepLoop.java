@@ -43,9 +43,18 @@ import org.jspecify.annotations.Nullable;
  * lateness (by {@value #MAX_CATCH_UP_NANOS} ns at most, so a long stall is not followed by a burst)
  * and the engine keeps the model's pace on average.
  *
- * <p>{@link #submit}, {@link Sequence#cancel()}, {@link #releaseLease} and {@link #load()} are
- * thread-safe; everything else runs on the {@link StepScheduler}. Listeners are called on their own
- * executors.
+ * <p><b>Prefix cache</b> (when constructed with one, as vLLM runs with {@code
+ * --enable-prefix-caching}): a sequence whose spec carries its token ids starts its prefill after
+ * the longest run of its leading full blocks the cache holds (at most its context less one token:
+ * vLLM always computes the last one), so only the uncached tokens cost prefill time; every full
+ * block it computes (prompt and output) becomes cached, and a decode leg caches the prompt blocks its
+ * KV transfer brought (and transfers only those its own cache lacked). Cached blocks no one holds
+ * stay until the KV cache needs their room ({@link PrefixCache}). What the cache stores and evicts
+ * is handed, batch by batch, to the event sink given at construction (vLLM's KV events).
+ *
+ * <p>{@link #submit}, {@link Sequence#cancel()}, {@link #releaseLease}, {@link #load()} and {@link
+ * #prefixStats()} are thread-safe; everything else runs on the {@link StepScheduler}. Listeners are
+ * called on their own executors.
  */
 public final class StepLoop implements AutoCloseable {
 
@@ -57,6 +66,9 @@ public final class StepLoop implements AutoCloseable {
   private final long leaseNanos;
   private final SplittableRandom jitterRandom;
   private final KvCache kv;
+  private final @Nullable PrefixCache prefix;
+  private final java.util.function.Consumer<List<KvCacheEvent>> events;
+  private volatile PrefixCacheStats prefixStats = PrefixCacheStats.NONE;
   private final ArrayDeque<Sequence> waiting = new ArrayDeque<>();
   /** Admitted sequences, oldest first: the newest is the first to be preempted. */
   private final List<Sequence> running = new ArrayList<>();
@@ -83,6 +95,16 @@ public final class StepLoop implements AutoCloseable {
    * @param leaseNanos how long a finished prefill's KV stays resident when no decode pulls it
    */
   public StepLoop(GpuProfile profile, StepScheduler scheduler, long seed, long leaseNanos) {
+    this(profile, scheduler, seed, leaseNanos, 0, batch -> { });
+  }
+
+  /**
+   * @param prefixBlockSize the prefix cache's block size in tokens, or 0 for no prefix cache
+   * @param events where the prefix cache's events go, one batch per step-loop task that changed it;
+   *     called on the step loop's scheduler
+   */
+  public StepLoop(GpuProfile profile, StepScheduler scheduler, long seed, long leaseNanos, int prefixBlockSize,
+      java.util.function.Consumer<List<KvCacheEvent>> events) {
     if (leaseNanos <= 0) {
       throw new IllegalArgumentException("leaseNanos must be positive, got " + leaseNanos);
     }
@@ -90,12 +112,65 @@ public final class StepLoop implements AutoCloseable {
     this.scheduler = scheduler;
     this.leaseNanos = leaseNanos;
     this.jitterRandom = new SplittableRandom(seed);
-    this.kv = new KvCache(profile.kvCapacityTokens());
+    this.prefix = prefixBlockSize > 0 ? new PrefixCache(prefixBlockSize) : null;
+    this.events = events;
+    this.kv = new KvCache(profile.kvCapacityTokens(), prefix);
     this.load = new EngineLoad(0, 0, 0, kv.capacity(), 0, 0, 0, 0);
   }
 
   public GpuProfile profile() {
     return profile;
+  }
+
+  /** The prefix cache's state as of the end of the step loop's last task; any thread. */
+  public PrefixCacheStats prefixStats() {
+    return prefixStats;
+  }
+
+  /** The prefix cache's block size, or 0 without one. */
+  public int prefixBlockSize() {
+    return prefix == null ? 0 : prefix.blockSize();
+  }
+
+  /**
+   * Leading tokens of {@code tokenIds} the prefix cache holds now, as a new request would find
+   * them (at most all but the last token, in whole blocks); completes on the step loop. 0 without
+   * a prefix cache.
+   */
+  public java.util.concurrent.CompletableFuture<Integer> cachedTokens(int[] tokenIds) {
+    java.util.concurrent.CompletableFuture<Integer> out = new java.util.concurrent.CompletableFuture<>();
+    scheduler.execute(() -> {
+      PrefixCache p = prefix;
+      if (p == null || tokenIds.length == 0) {
+        out.complete(0);
+        return;
+      }
+      long[] hashes = hashes(tokenIds, tokenIds.length / p.blockSize(), new long[0]);
+      out.complete(p.lookup(hashes, (tokenIds.length - 1) / p.blockSize()) * p.blockSize());
+    });
+    return out;
+  }
+
+  /**
+   * Drops every cached block, as vLLM's {@code reset_prefix_cache} does, and says so ({@code
+   * AllBlocksCleared}); refused (false) while any sequence holds cached blocks, as vLLM refuses.
+   */
+  public java.util.concurrent.CompletableFuture<Boolean> resetPrefixCache() {
+    java.util.concurrent.CompletableFuture<Boolean> out = new java.util.concurrent.CompletableFuture<>();
+    scheduler.execute(() -> {
+      PrefixCache p = prefix;
+      if (p == null) {
+        out.complete(false);
+        return;
+      }
+      long freed = p.reset();
+      if (freed >= 0) {
+        kv.release(freed);
+      }
+      out.complete(freed >= 0);
+      publish();
+    });
+    return out;
   }
 
   /** The engine's state as of the end of the step loop's last task; any thread. */
@@ -182,6 +257,11 @@ public final class StepLoop implements AutoCloseable {
     sequence.state = State.TRANSFERRING;
     transferring++;
     long transfer = sequence.spec.kvTransferNanos();
+    int local = localHitTokens(sequence);
+    if (local > 0 && transfer > 0) {
+      // NixlConnector pulls only the blocks the consumer's own prefix cache lacks.
+      transfer = Math.round(transfer * (double) (sequence.spec.promptTokens() - local) / sequence.spec.promptTokens());
+    }
     if (transfer == 0) {
       transferred(sequence);
       return;
@@ -304,14 +384,18 @@ public final class StepLoop implements AutoCloseable {
     while (!preempted && budget > 0 && running.size() < profile.maxNumSeqs() && !waiting.isEmpty()) {
       Sequence next = waiting.peekFirst();
       int context = next.context();
-      int tokens = next.promptResident ? 1 : Math.min(context, budget);
-      boolean produces = next.promptResident || tokens == context;
-      long needed = context + (produces ? 1 : 0);
-      if (kv.free() - reserved < needed) {
+      int hitBlocks = hitBlocks(next);
+      int hit = hitBlocks * blockSize();
+      int tokens = next.promptResident ? 1 : Math.min(context - hit, budget);
+      boolean produces = next.promptResident || hit + tokens == context;
+      long needed = context - hit + (produces ? 1 : 0);
+      // The idle cached blocks it hits stop being room for others once it holds them.
+      long idleHit = prefix == null || hitBlocks == 0 ? 0 : prefix.idleTokensAmong(next.blockHashes, hitBlocks);
+      if (kv.free() - idleHit - reserved < needed) {
         break; // FIFO: the head waits for room, and everyone behind it
       }
       waiting.pollFirst();
-      admit(next, context);
+      admit(next, context, hitBlocks);
       if (produces) {
         reserved++;
       }
@@ -321,13 +405,126 @@ public final class StepLoop implements AutoCloseable {
     return batch;
   }
 
-  private void admit(Sequence sequence, int context) {
-    kv.allocate(context);
-    sequence.kvTokens = context;
+  private void admit(Sequence sequence, int context, int hitBlocks) {
+    int hit = hitBlocks * blockSize();
+    for (int b = 0; b < hitBlocks; b++) {
+      sequence.held.add(prefix.acquire(sequence.blockHashes[b]));
+    }
+    kv.allocate(context - hit);
+    sequence.kvTokens = context - hit;
     sequence.state = State.RUNNING;
-    sequence.computed = 0;
+    sequence.computed = hit;
+    sequence.prefillFrom = hit;
     sequence.decoding = sequence.promptResident;
     running.add(sequence);
+    if (prefix != null && sequence.spec.tokenIds() != null) {
+      prefix.countLookup(sequence.spec.promptTokens() / blockSize(), hitBlocks);
+    }
+    // A pulled prompt's KV is all there (its transfer brought what the cache lacked): vLLM counts
+    // it all as computed, and caches its full blocks now.
+    sequence.admittedWithCached(sequence.promptResident ? sequence.spec.promptTokens() : hit);
+    if (sequence.promptResident) {
+      cacheFullBlocks(sequence, sequence.spec.promptTokens());
+    }
+  }
+
+  /** The cache's block size, 1 without a cache (so a hit of 0 blocks is 0 tokens). */
+  private int blockSize() {
+    return prefix == null ? 1 : prefix.blockSize();
+  }
+
+  /** Leading blocks of {@code sequence}'s context the prefix cache holds, as a hit may use them (0 without token ids). */
+  private int hitBlocks(Sequence sequence) {
+    PrefixCache p = prefix;
+    int[] ids = sequence.spec.tokenIds();
+    if (p == null || ids == null) {
+      return 0;
+    }
+    int context = Math.min(sequence.context(), ids.length);
+    int max = (context - 1) / p.blockSize();
+    sequence.blockHashes = hashes(ids, max, sequence.blockHashes);
+    return p.lookup(sequence.blockHashes, max);
+  }
+
+  /** A transferring prompt's tokens the local cache already holds (the transfer skips them). */
+  private int localHitTokens(Sequence sequence) {
+    PrefixCache p = prefix;
+    int[] ids = sequence.spec.tokenIds();
+    if (p == null || ids == null) {
+      return 0;
+    }
+    int max = (sequence.spec.promptTokens() - 1) / p.blockSize();
+    sequence.blockHashes = hashes(ids, max, sequence.blockHashes);
+    return p.lookup(sequence.blockHashes, max) * p.blockSize();
+  }
+
+  /** {@code known} extended to the hashes of the first {@code blocks} full blocks of {@code ids}. */
+  private long[] hashes(int[] ids, int blocks, long[] known) {
+    if (known.length >= blocks) {
+      return known;
+    }
+    int bs = prefix.blockSize();
+    long[] out = java.util.Arrays.copyOf(known, blocks);
+    long parent = known.length == 0 ? BlockHashes.NONE : known[known.length - 1];
+    for (int b = known.length; b < blocks; b++) {
+      parent = BlockHashes.next(parent, ids, b * bs, bs);
+      out[b] = parent;
+    }
+    return out;
+  }
+
+  /**
+   * Caches {@code sequence}'s full blocks among its first {@code done} tokens that it does not
+   * hold as cached blocks yet: each new block's tokens move from the sequence's own KV to the
+   * cache (a block someone else cached already is shared instead, its own copy freed), and the new
+   * ones become one {@code BlockStored} event.
+   */
+  private void cacheFullBlocks(Sequence sequence, int done) {
+    PrefixCache p = prefix;
+    int[] ids = sequence.spec.tokenIds();
+    if (p == null || ids == null) {
+      return;
+    }
+    int bs = p.blockSize();
+    int full = Math.min(done, ids.length) / bs;
+    int from = sequence.held.size();
+    if (full <= from) {
+      return;
+    }
+    sequence.blockHashes = hashes(ids, full, sequence.blockHashes);
+    int runStart = -1; // the first block of the run of newly stored blocks, one event per run
+    for (int b = from; b < full; b++) {
+      long h = sequence.blockHashes[b];
+      PrefixCache.Block block = p.store(h);
+      if (block != null) {
+        // Its tokens move from the sequence's own KV to the cache: the ledger is unchanged.
+        if (runStart < 0) {
+          runStart = b;
+        }
+      } else {
+        // Cached by another sequence meanwhile: share that block and free this one's copy.
+        block = p.acquire(h);
+        kv.release(bs);
+        if (runStart >= 0) {
+          emitStored(sequence, runStart, b);
+          runStart = -1;
+        }
+      }
+      sequence.held.add(block);
+      sequence.kvTokens -= bs;
+    }
+    if (runStart >= 0) {
+      emitStored(sequence, runStart, full);
+    }
+  }
+
+  /** One {@code BlockStored} for blocks {@code [first, end)} of {@code sequence}. */
+  private void emitStored(Sequence sequence, int first, int end) {
+    int bs = prefix.blockSize();
+    int[] ids = sequence.spec.tokenIds();
+    Long parent = first == 0 ? null : sequence.blockHashes[first - 1];
+    prefix.stored(new KvCacheEvent.Stored(java.util.Arrays.copyOfRange(sequence.blockHashes, first, end), parent,
+        java.util.Arrays.copyOfRange(ids, first * bs, end * bs), bs));
   }
 
   private void preempt(Sequence victim) {
@@ -336,6 +533,7 @@ public final class StepLoop implements AutoCloseable {
     victim.promptResident = false; // its pulled KV is gone: it recomputes
     victim.decoding = false;
     victim.computed = 0;
+    victim.prefillFrom = 0;
     waiting.addFirst(victim);
     preemptions++;
   }
@@ -361,9 +559,12 @@ public final class StepLoop implements AutoCloseable {
         sequence.generated++;
         sequence.decoding = true;
         sequence.tokenProduced();
-        if (sequence.finished()) {
-          finish(sequence);
-        }
+      }
+      // Blocks whose every token's KV is computed are cached (the newest token's KV is computed
+      // by the step that decodes it).
+      cacheFullBlocks(sequence, sequence.decoding ? sequence.context() - 1 : sequence.computed);
+      if (slot.produces() && sequence.finished()) {
+        finish(sequence);
       }
     }
     // Whatever arrived during this step is queued already. The next step starts when this one was
@@ -409,6 +610,10 @@ public final class StepLoop implements AutoCloseable {
   private void freeKv(Sequence sequence) {
     kv.release(sequence.kvTokens);
     sequence.kvTokens = 0;
+    if (prefix != null && !sequence.held.isEmpty()) {
+      prefix.release(sequence.held); // cached blocks stay, idle, until their room is needed
+      sequence.held.clear();
+    }
   }
 
   private static void cancelTimer(StepScheduler.@Nullable Cancellable timer) {
@@ -418,7 +623,22 @@ public final class StepLoop implements AutoCloseable {
   }
 
   private void publish() {
-    load = new EngineLoad(running.size(), waiting.size() + transferring, kv.used(), kv.capacity(), leases.size(),
-        leasedKvTokens, preemptions, steps);
+    PrefixCache p = prefix;
+    long idle = p == null ? 0 : p.idleTokens();
+    // vLLM's usage gauge counts idle cached blocks as free: they are room to be had.
+    load = new EngineLoad(running.size(), waiting.size() + transferring, kv.used() - idle, kv.capacity(),
+        leases.size(), leasedKvTokens, preemptions, steps);
+    if (p != null) {
+      prefixStats = new PrefixCacheStats(p.blockSize(), p.blocks(), (int) (idle / p.blockSize()), p.queriedBlocks(),
+          p.hitBlocks());
+      if (p.hasEvents()) {
+        List<KvCacheEvent> batch = p.drainEvents();
+        try {
+          events.accept(batch);
+        } catch (RuntimeException e) {
+          // The publisher's problem (its queue is full, it is closed): the engine goes on, as vLLM's does.
+        }
+      }
+    }
   }
 }

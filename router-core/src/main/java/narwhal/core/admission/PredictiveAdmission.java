@@ -84,6 +84,14 @@ public final class PredictiveAdmission {
    * @param elapsedS seconds since the request arrived
    */
   public @Nullable AdmissionPrice price(EngineState producer, long promptTokens, double elapsedS) {
+    return price(producer, promptTokens, 0, elapsedS);
+  }
+
+  /**
+   * As {@link #price(EngineState, long, double)}, pricing only the part of the prompt the
+   * producer's prefix cache holds not ({@code cachedTokens}), as placement did.
+   */
+  public @Nullable AdmissionPrice price(EngineState producer, long promptTokens, long cachedTokens, double elapsedS) {
     if (!enabled) {
       return null;
     }
@@ -94,6 +102,7 @@ public final class PredictiveAdmission {
       }
       return null;
     }
-    return new AdmissionPrice(backlog, cost.ownPrefillSeconds(producer, promptTokens), Math.max(0, elapsedS));
+    return new AdmissionPrice(backlog, cost.ownPrefillSeconds(producer, promptTokens, cachedTokens),
+        Math.max(0, elapsedS));
   }
 }

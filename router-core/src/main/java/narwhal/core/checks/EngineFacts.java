@@ -77,6 +77,33 @@ public final class EngineFacts implements GenerationSource {
   }
 
   /**
+   * The text of one field of {@code engine}'s attestation document (e.g. {@code block_size}), or
+   * null when the engine has no {@code attestation_url}, the document lacks the field or cannot be
+   * fetched.
+   */
+  public CompletableFuture<@Nullable String> attested(EngineSpec engine, String field, Scheduler loop) {
+    URI url = engine.attestationUrl();
+    CompletableFuture<@Nullable String> out = new CompletableFuture<>();
+    if (url == null) {
+      out.complete(null);
+      return out;
+    }
+    URI origin;
+    try {
+      origin = AttestationCheck.originOf(url);
+    } catch (IllegalArgumentException e) {
+      out.complete(null);
+      return out;
+    }
+    loop.runInLoop(() -> fetchJson(origin, EngineHttpRequest.get(AttestationCheck.pathOf(url)),
+        "attestation document", loop).whenComplete((doc, error) -> {
+          JsonNode v = error == null ? doc.get(field) : null;
+          out.complete(v == null || v.isNull() ? null : v.asText());
+        }));
+    return out;
+  }
+
+  /**
    * The context length the engine's model list reports for the fleet's model ({@code
    * max_model_len} of its {@code data[]} entry); empty when it reports none or cannot be read.
    */

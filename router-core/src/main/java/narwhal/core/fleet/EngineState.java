@@ -162,6 +162,23 @@ public final class EngineState {
     return new Reservation(this, residentPrefill, residentPrefillTokens, promptTokens, residentPrefillTokenSquares);
   }
 
+  /**
+   * Reserves a prefill slot for a prompt of {@code promptTokens} whose first {@code cachedTokens}
+   * the engine's prefix cache holds: it weighs the uncached tokens ({@code L − c}) and their
+   * attention ({@code L² − c²}), the work the engine will do. Equal to {@link
+   * #reservePrefill(long)} with nothing cached.
+   */
+  public Reservation reservePrefill(long promptTokens, long cachedTokens) {
+    long c = Math.max(0, Math.min(cachedTokens, promptTokens));
+    if (c == 0) {
+      return reservePrefill(promptTokens);
+    }
+    prefillLegs.increment();
+    long l = Math.max(0, promptTokens);
+    return new Reservation(this, residentPrefill, residentPrefillTokens, l - c, residentPrefillTokenSquares,
+        l * l - c * c);
+  }
+
   /** Reserves a decode slot weighing {@code kvTokens} (prompt plus wanted output). */
   public Reservation reserveDecode(long kvTokens) {
     decodeLegs.increment();

@@ -20,17 +20,26 @@ public final class Reservation {
   private final @Nullable AtomicLong squareCounter;
   private final AtomicBoolean released = new AtomicBoolean();
 
+  /** The weight added to the square counter (prefill: L² less the cached prefix's c²). */
+  private final long squares;
+
   Reservation(EngineState engine, AtomicInteger counter, AtomicLong tokenCounter, long tokens,
       @Nullable AtomicLong squareCounter) {
+    this(engine, counter, tokenCounter, tokens, squareCounter, Math.max(0, tokens) * Math.max(0, tokens));
+  }
+
+  Reservation(EngineState engine, AtomicInteger counter, AtomicLong tokenCounter, long tokens,
+      @Nullable AtomicLong squareCounter, long squares) {
     this.engine = engine;
     this.counter = counter;
     this.tokenCounter = tokenCounter;
     this.tokens = Math.max(0, tokens);
     this.squareCounter = squareCounter;
+    this.squares = Math.max(0, squares);
     counter.incrementAndGet();
     tokenCounter.addAndGet(this.tokens);
     if (squareCounter != null) {
-      squareCounter.addAndGet(this.tokens * this.tokens);
+      squareCounter.addAndGet(this.squares);
     }
   }
 
@@ -48,7 +57,7 @@ public final class Reservation {
       counter.decrementAndGet();
       tokenCounter.addAndGet(-tokens);
       if (squareCounter != null) {
-        squareCounter.addAndGet(-tokens * tokens);
+        squareCounter.addAndGet(-squares);
       }
     }
   }

@@ -141,12 +141,41 @@ public final class EngineClient {
    */
   public @Nullable CompletableFuture<Long> countPrompt(EngineSpec engine, CompletionRequest request,
       long timeoutNanos, ExchangeOptions options, Scheduler loop, String backendRequestId) {
+    CompletableFuture<PromptTokens> tokens =
+        tokenize(engine, request, timeoutNanos, options, loop, backendRequestId, false);
+    if (tokens == null) {
+      return null;
+    }
+    CompletableFuture<Long> count = new CompletableFuture<>();
+    tokens.whenComplete((t, e) -> {
+      if (e != null) {
+        count.completeExceptionally(e);
+      } else {
+        count.complete(t.count());
+      }
+    });
+    // Cancelling the count abandons the exchange.
+    count.whenComplete((n, e) -> {
+      if (count.isCancelled()) {
+        tokens.cancel(false);
+      }
+    });
+    return count;
+  }
+
+  /**
+   * As {@link #countPrompt}, also reading the prompt's token ids from the answer when {@code
+   * wantIds} (cache-aware placement hashes them); the answer's {@link PromptTokens#ids()} is null
+   * when the dialect reads none.
+   */
+  public @Nullable CompletableFuture<PromptTokens> tokenize(EngineSpec engine, CompletionRequest request,
+      long timeoutNanos, ExchangeOptions options, Scheduler loop, String backendRequestId, boolean wantIds) {
     EngineDialect dialect = dialects.get(engine.dialect());
     EngineHttpRequest http = dialect.tokenizeRequest(request, backendRequestId);
     if (http == null) {
       return null;
     }
-    PromptCountLeg leg = new PromptCountLeg(transport, dialect, engine, http, timeoutNanos, options, loop);
+    PromptCountLeg leg = new PromptCountLeg(transport, dialect, engine, http, timeoutNanos, options, loop, wantIds);
     loop.runInLoop(leg::start);
     return leg.result();
   }

@@ -97,8 +97,10 @@ final class PrefillLeg implements OneShotExchange.Outcome {
       return;
     }
     long promptTokens = Math.max(0, dialect.readPrefillPromptTokens(body));
+    long cachedTokens = dialect.readPrefillCachedTokens(body);
     if (planned != null) {
-      result.complete(promptTokens > 0 ? planned.withPromptTokens(promptTokens) : planned);
+      PrefillResult answered = promptTokens > 0 ? planned.withPromptTokens(promptTokens) : planned;
+      result.complete(cachedTokens >= 0 ? answered.withCachedTokens(cachedTokens) : answered);
       return;
     }
     KvHandoffDescriptor descriptor;
@@ -108,21 +110,23 @@ final class PrefillLeg implements OneShotExchange.Outcome {
       result.completeExceptionally(EngineFailures.kvHandoff(producer.iid(), e.getMessage()));
       return;
     }
-    narwhal.proto.v1.PrefillResult proto = narwhal.proto.v1.PrefillResult.newBuilder()
+    narwhal.proto.v1.PrefillResult.Builder proto = narwhal.proto.v1.PrefillResult.newBuilder()
         .setHandoff(descriptor)
         .setProducerUrl(producer.url().toString())
         .setProducerIid(producer.iid())
         .setEndpoint(httpRequest.path())
         .setBackendRequestId(leg.backendId())
         .setRoute(request.getRoute())
-        .setPromptTokens(promptTokens)
-        .build();
+        .setPromptTokens(promptTokens);
+    if (cachedTokens >= 0) {
+      proto.setCachedTokens(cachedTokens);
+    }
     // The result outlives this leg by the whole decode: its renderer captures the dialect and the
     // descriptor, never the leg (a lambda reading the field would hold `this`, and with it the
     // request body, the exchange and its timer, for every stream in flight).
     EngineDialect renderer = dialect;
     result.complete(new PrefillResult(
-        proto, () -> renderer.transferParametersJson(descriptor), startedNanos, loop.nanoTime()));
+        proto.build(), () -> renderer.transferParametersJson(descriptor), startedNanos, loop.nanoTime()));
   }
 
   @Override

@@ -14,8 +14,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One exact prompt count: the dialect's tokenize request, bounded by {@code
- * engine.tokenize_timeout_s}, its answer read by the dialect. The future completes on the loop
- * with the count or with a {@link PromptCountFailure}; cancelling it abandons the exchange.
+ * engine.tokenize_timeout_s}, its answer read by the dialect (the count, and the token ids when
+ * asked: cache-aware placement hashes them). The future completes on the loop with the {@link
+ * PromptTokens} or with a {@link PromptCountFailure}; cancelling it abandons the exchange.
  * Confined to its loop.
  */
 final class PromptCountLeg implements OneShotExchange.Outcome {
@@ -27,12 +28,14 @@ final class PromptCountLeg implements OneShotExchange.Outcome {
   private final long timeoutNanos;
   private final ExchangeOptions options;
   private final Scheduler loop;
-  private final CompletableFuture<Long> result = new CompletableFuture<>();
+  private final boolean wantIds;
+  private final CompletableFuture<PromptTokens> result = new CompletableFuture<>();
 
   private @Nullable OneShotExchange exchange;
 
   PromptCountLeg(EngineTransport transport, EngineDialect dialect, EngineSpec engine, EngineHttpRequest httpRequest,
-      long timeoutNanos, ExchangeOptions options, Scheduler loop) {
+      long timeoutNanos, ExchangeOptions options, Scheduler loop, boolean wantIds) {
+    this.wantIds = wantIds;
     this.transport = transport;
     this.dialect = dialect;
     this.engine = engine;
@@ -47,7 +50,7 @@ final class PromptCountLeg implements OneShotExchange.Outcome {
     });
   }
 
-  CompletableFuture<Long> result() {
+  CompletableFuture<PromptTokens> result() {
     return result;
   }
 
@@ -67,13 +70,20 @@ final class PromptCountLeg implements OneShotExchange.Outcome {
       return;
     }
     long count;
+    int[] ids = null;
     try {
       count = dialect.readTokenCount(body);
+      if (wantIds) {
+        ids = dialect.readTokenIds(body);
+        if (ids != null && ids.length != count) {
+          throw new IllegalArgumentException("it lists " + ids.length + " token ids for a count of " + count);
+        }
+      }
     } catch (IllegalArgumentException e) {
       fail("engine " + engine.iid() + " sent an unreadable count: " + e.getMessage(), false);
       return;
     }
-    result.complete(count);
+    result.complete(new PromptTokens(count, ids));
   }
 
   @Override

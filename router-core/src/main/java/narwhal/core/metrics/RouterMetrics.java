@@ -319,7 +319,7 @@ public final class RouterMetrics {
    * A counter series whose count is read from {@code count} at scrape time (a cumulative count
    * kept by its owner, e.g. an engine's legs dispatched).
    */
-  void readingCounter(String familyName, String help, LongSupplier count, String... labelPairs) {
+  public void readingCounter(String familyName, String help, LongSupplier count, String... labelPairs) {
     describe(familyName, MetricFamily.Type.COUNTER, help);
     registry.register(SeriesName.of(familyName, labelPairs), new ReadingCounter(count));
   }

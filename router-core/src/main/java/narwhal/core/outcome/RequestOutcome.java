@@ -64,6 +64,14 @@ import org.jspecify.annotations.Nullable;
  * @param unserved the phases ({@code prefill}, {@code decode}) a priced placement put on an engine
  *     projected to miss the SLO because none would meet it; empty when every priced placement met
  *     it, null when no placement was priced; the journal's {@code unserved}
+ * @param cachePlacement how cache-aware placement placed the last prefill ({@code hit}, {@code miss},
+ *     {@code spill}, {@code approximate}, {@code off}), or null when no prefill was placed; the
+ *     journal's {@code cache_placement}
+ * @param predictedCachedTokens the cached prompt tokens the index predicted on that prefill's engine,
+ *     or null when cache-aware placement did not apply; the journal's {@code predicted_cached_tokens}
+ * @param cachedTokens the cached prompt tokens that engine reported ({@code
+ *     usage.prompt_tokens_details.cached_tokens}), or null when it reports none; the journal's {@code
+ *     cached_tokens}
  */
 public record RequestOutcome(
     String rid,
@@ -99,7 +107,10 @@ public record RequestOutcome(
     @Nullable String inputSized,
     @Nullable Map<String, Object> admissionPrice,
     @Nullable List<String> unserved,
-    @Nullable String tenant) {
+    @Nullable String tenant,
+    @Nullable String cachePlacement,
+    @Nullable Long predictedCachedTokens,
+    @Nullable Long cachedTokens) {
 
   public RequestOutcome {
     Objects.requireNonNull(rid, "rid");
@@ -156,6 +167,9 @@ public record RequestOutcome(
     row.put("decode_iid", decodeIid);
     row.put("crossed", crossed());
     row.put("unserved", unserved);
+    row.put("cache_placement", cachePlacement);
+    row.put("predicted_cached_tokens", predictedCachedTokens);
+    row.put("cached_tokens", cachedTokens);
     row.put("terminal", terminal.wireName());
     row.put("reason", reason);
     row.put("status", status());
@@ -217,6 +231,9 @@ public record RequestOutcome(
     private @Nullable Map<String, Object> admissionPrice;
     private @Nullable List<String> unserved;
     private @Nullable String tenant;
+    private @Nullable String cachePlacement;
+    private @Nullable Long predictedCachedTokens;
+    private @Nullable Long cachedTokens;
 
     private Builder(String rid, Terminal terminal) {
       this.rid = rid;
@@ -336,12 +353,21 @@ public record RequestOutcome(
       return this;
     }
 
+    /** Cache-aware placement's label, the predicted and the reported cached tokens (each may be null). */
+    public Builder cache(@Nullable String placement, @Nullable Long predicted, @Nullable Long reported) {
+      cachePlacement = placement;
+      predictedCachedTokens = predicted;
+      cachedTokens = reported;
+      return this;
+    }
+
     public RequestOutcome build() {
       return new RequestOutcome(rid, clientRid, arrivedEpochSeconds, route, stream, inputLen, wantedLen,
           outputLen, ttftNanos, firstByteNanos, tpotNanos, decodeTpotNanos, prefillIid, decodeIid, terminal,
           reason, error, attempts, decodeAttempts, attemptFailures, queueWaitNanos, routerOverheadNanos,
           durationNanos, upstreamNanos, cancelledPhase, firstFailedIid, poisoned,
-          traceId, attemptLegs, frontEnd, inputSized, admissionPrice, unserved, tenant);
+          traceId, attemptLegs, frontEnd, inputSized, admissionPrice, unserved, tenant, cachePlacement,
+          predictedCachedTokens, cachedTokens);
     }
   }
 }

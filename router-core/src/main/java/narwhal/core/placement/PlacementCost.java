@@ -67,6 +67,23 @@ public final class PlacementCost {
   }
 
   /**
+   * Seconds {@code engine} takes to prefill {@code promptTokens} of which its prefix cache holds
+   * {@code cachedTokens}: only the uncached part is computed ({@link
+   * narwhal.core.profile.PrefillModel#seconds(long, long)}); NaN without a profile.
+   */
+  public double ownPrefillSeconds(EngineState engine, long promptTokens, long cachedTokens) {
+    EngineProfile p = profiles.get(engine.iid());
+    return p == null ? Double.NaN : p.prefill().seconds(promptTokens, cachedTokens);
+  }
+
+  /** As {@link #prefillSeconds(EngineState, long)}, pricing only the uncached part of the prompt. */
+  public double prefillSeconds(EngineState engine, long promptTokens, long cachedTokens) {
+    EngineProfile p = profiles.get(engine.iid());
+    return p == null ? Double.NaN
+        : PrefillBacklog.seconds(engine, p.prefill()) + p.prefill().seconds(promptTokens, cachedTokens);
+  }
+
+  /**
    * Backlog plus own prefill: the time to first token {@code engine} would give a request of
    * {@code promptTokens} placed on it now, not counting what the request waited before; NaN
    * without a profile.

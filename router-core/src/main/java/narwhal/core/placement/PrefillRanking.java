@@ -1,6 +1,7 @@
 package narwhal.core.placement;
 
 import java.util.Comparator;
+import java.util.function.ToLongFunction;
 import narwhal.core.fleet.EngineState;
 
 /**
@@ -23,6 +24,9 @@ public final class PrefillRanking implements Comparator<EngineState> {
   private final double bandS;
   private long promptTokens;
   private double elapsedS;
+  /** The prompt tokens each engine's prefix cache holds (cache-aware placement), or none. */
+  private ToLongFunction<EngineState> cached = NOTHING_CACHED;
+  private static final ToLongFunction<EngineState> NOTHING_CACHED = e -> 0;
 
   public PrefillRanking(PlacementCost cost) {
     this.cost = cost;
@@ -31,9 +35,23 @@ public final class PrefillRanking implements Comparator<EngineState> {
 
   /** Sets the request this ranking prices: its prompt and how long it has waited already. */
   public PrefillRanking forRequest(long promptTokens, double elapsedS) {
+    return forRequest(promptTokens, elapsedS, NOTHING_CACHED);
+  }
+
+  /**
+   * As {@link #forRequest(long, double)}, pricing on each engine only the part of the prompt its
+   * prefix cache does not hold ({@code cached}, tokens per engine).
+   */
+  public PrefillRanking forRequest(long promptTokens, double elapsedS, ToLongFunction<EngineState> cached) {
     this.promptTokens = promptTokens;
     this.elapsedS = elapsedS;
+    this.cached = cached;
     return this;
+  }
+
+  /** The projected seconds to first token on {@code engine} (backlog plus own prefill), +∞ without a profile. */
+  public double projectedSeconds(EngineState engine) {
+    return projected(engine);
   }
 
   /** True when placing the request on {@code engine} is projected to meet {@code slo.ttft_s}. */
@@ -66,7 +84,7 @@ public final class PrefillRanking implements Comparator<EngineState> {
   }
 
   private double projected(EngineState e) {
-    double p = cost.prefillSeconds(e, promptTokens);
+    double p = cost.prefillSeconds(e, promptTokens, cached.applyAsLong(e));
     return Double.isNaN(p) ? Double.POSITIVE_INFINITY : p;
   }
 

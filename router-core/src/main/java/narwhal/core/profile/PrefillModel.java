@@ -27,6 +27,22 @@ public record PrefillModel(double baseS, double perTokenS, double perTokenSquare
     return baseS + perTokenS * l + perTokenSquaredS * l * l;
   }
 
+  /**
+   * Predicted seconds to prefill a prompt of {@code tokens} whose first {@code cachedTokens} the
+   * engine's prefix cache holds: the fixed cost, the linear cost of the uncached tokens, and the
+   * attention of the uncached tokens over the whole context ({@code L² − c²}). Equal to {@link
+   * #seconds(long)} with nothing cached.
+   */
+  public double seconds(long tokens, long cachedTokens) {
+    long c = Math.max(0, Math.min(cachedTokens, tokens));
+    if (c == 0) {
+      return seconds(tokens);
+    }
+    double l = tokens;
+    double k = c;
+    return baseS + perTokenS * (l - k) + perTokenSquaredS * (l * l - k * k);
+  }
+
   /** True when {@code tokens} lies inside the measured domain (outside it the model extrapolates). */
   public boolean covers(long tokens) {
     return tokens >= minTokens && tokens <= maxTokens;

@@ -21,6 +21,7 @@ import narwhal.api.Authentication;
 import narwhal.api.Caller;
 import narwhal.api.ClientAuthenticator;
 import narwhal.core.tenants.TenantDirectory;
+import narwhal.core.cache.CachePlacement;
 import narwhal.core.fleet.Fleet;
 import narwhal.core.health.EngineHealthTracker;
 import narwhal.core.journal.Journal;
@@ -111,7 +112,8 @@ public final class DisaggregatedRouter implements CompletionService {
         placementCost,
         PredictiveAdmission.from(config, placementCost),
         new PromptCountBackoff(),
-        tenants);
+        tenants,
+        new CachePlacement(config.cache()));
     this.frontEnd = null;
   }
 
@@ -129,6 +131,14 @@ public final class DisaggregatedRouter implements CompletionService {
   /** The projections placement and admission price with, over {@link #profiles()}. */
   public PlacementCost placementCost() {
     return rt.placementCost();
+  }
+
+  /**
+   * Cache-aware placement ({@code cache}): the assembly installs its index here ({@link
+   * CachePlacement#use}) and its metrics; off, it places nothing by cache.
+   */
+  public CachePlacement cache() {
+    return rt.cache();
   }
 
   /** Predictive admission ({@code serving.admission}), e.g. to report unprofiled engines once profiles load. */

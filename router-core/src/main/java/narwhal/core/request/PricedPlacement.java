@@ -5,6 +5,10 @@ import java.util.List;
 import java.util.Set;
 import narwhal.core.fleet.EngineState;
 import narwhal.core.fleet.Fleet;
+import narwhal.core.cache.CacheLabel;
+import narwhal.core.cache.CachePlacement;
+import narwhal.core.cache.PrefillAffinity;
+import narwhal.core.cache.PromptCache;
 import narwhal.core.placement.DecodeRanking;
 import narwhal.core.placement.PlacementCost;
 import narwhal.core.placement.PrefillRanking;
@@ -27,10 +31,45 @@ final class PricedPlacement {
   private boolean priced;
   private boolean prefillUnserved;
   private boolean decodeUnserved;
+  /** Cache-aware placement: the request's prompt as the index sees it (inactive when off). */
+  private final CachePlacement cache;
+  private PromptCache prompt;
+  /** The last prefill placement's cache decision, or null before one. */
+  private PrefillAffinity.@Nullable Choice lastPrefill;
 
   PricedPlacement(Fleet fleet, PlacementCost cost) {
+    this(fleet, cost, CachePlacement.off());
+  }
+
+  PricedPlacement(Fleet fleet, PlacementCost cost, CachePlacement cache) {
     this.fleet = fleet;
     this.cost = cost;
+    this.cache = cache;
+    this.prompt = cache.prompt(null);
+  }
+
+  /** The request's prompt for cache-aware placement, once sized. */
+  void usePrompt(PromptCache sized) {
+    this.prompt = sized;
+  }
+
+  PromptCache prompt() {
+    return prompt;
+  }
+
+  /** How the cache decided the last prefill placement ({@code off} when it did not apply). */
+  CacheLabel cacheLabel() {
+    return lastPrefill == null ? CacheLabel.OFF : lastPrefill.label();
+  }
+
+  /** The cached tokens the index predicted on the last prefill placement's engine (0: none or off). */
+  int predictedCachedTokens() {
+    return lastPrefill == null ? 0 : lastPrefill.predictedTokens();
+  }
+
+  /** The cached tokens placement counted on there: what the prefill is priced and reserved without. */
+  int usableCachedTokens() {
+    return lastPrefill == null ? 0 : lastPrefill.usableTokens();
   }
 
   /**
@@ -39,6 +78,9 @@ final class PricedPlacement {
    * @param elapsedS seconds since the request arrived, part of its projected time to first token
    */
   @Nullable EngineState prefill(Set<String> avoid, long nowNanos, long promptTokens, double elapsedS) {
+    if (prompt.active()) {
+      return cacheAwarePrefill(avoid, nowNanos, promptTokens, elapsedS);
+    }
     if (!cost.pricesPrefill(fleet)) {
       return fleet.pickPrefill(avoid, nowNanos);
     }
@@ -52,6 +94,27 @@ final class PricedPlacement {
       prefillUnserved |= !rank.meets(picked);
     }
     return picked;
+  }
+
+  /** {@link #prefill} with cache-aware placement: affinity to the longest cached prefix, and the guard. */
+  private @Nullable EngineState cacheAwarePrefill(Set<String> avoid, long nowNanos, long promptTokens, double elapsedS) {
+    PrefillRanking rank = null;
+    if (cost.pricesPrefill(fleet)) {
+      if (prefillRanking == null) {
+        prefillRanking = new PrefillRanking(cost);
+      }
+      rank = prefillRanking.forRequest(promptTokens, elapsedS, prompt::usable);
+    }
+    PrefillAffinity.Choice choice = cache.affinity().place(fleet, avoid, nowNanos, prompt, rank);
+    if (choice == null) {
+      return null;
+    }
+    lastPrefill = choice;
+    if (rank != null) {
+      priced = true;
+      prefillUnserved |= !rank.meets(choice.engine());
+    }
+    return choice.engine();
   }
 
   /**
@@ -72,15 +135,48 @@ final class PricedPlacement {
   /** The decode engine for {@code producerIid}'s handoff; null only when none in placement can decode it. */
   @Nullable EngineState decode(String producerIid, Set<String> avoid, long nowNanos, long kvTokens) {
     if (!cost.pricesDecode(fleet)) {
-      return fleet.pickDecode(producerIid, avoid, nowNanos);
+      return sameEngineIfCached(producerIid, avoid, nowNanos, kvTokens, fleet.pickDecode(producerIid, avoid, nowNanos));
     }
     DecodeRanking rank = decodeRanking(kvTokens);
-    EngineState picked = fleet.pickDecode(producerIid, avoid, nowNanos, rank);
+    EngineState picked = sameEngineIfCached(producerIid, avoid, nowNanos, kvTokens,
+        fleet.pickDecode(producerIid, avoid, nowNanos, rank));
     if (picked != null) {
       priced = true;
       decodeUnserved |= !rank.meets(picked);
     }
     return picked;
+  }
+
+  /**
+   * Cache-aware placement, role {@code both}: the producer itself decodes (no KV transfer; its
+   * prefix cache holds the prompt it just computed) when the index confirms it holds the prompt's
+   * blocks and it is not much busier than the engine decode placement picked: its projected decode
+   * interval within {@code cache.hot_prefix_margin} of that engine's (without profiles: at most
+   * {@code (1 + margin) ×} its resident decodes, plus one). Otherwise {@code picked}.
+   */
+  private @Nullable EngineState sameEngineIfCached(String producerIid, Set<String> avoid, long nowNanos,
+      long kvTokens, @Nullable EngineState picked) {
+    if (!prompt.active() || picked == null || picked.iid().equals(producerIid)) {
+      return picked;
+    }
+    EngineState producer = fleet.get(producerIid);
+    if (producer == null || !producer.role().canDecode() || !producer.inPlacement() || avoid.contains(producerIid)
+        || producer.isQuarantined(nowNanos) || !producer.spec().dialect().equals(picked.spec().dialect())) {
+      return picked;
+    }
+    prompt.newRound();
+    int whole = prompt.blocks().maxHitBlocks() * prompt.blocks().blockSize();
+    if (whole == 0 || prompt.usable(producer) < whole) {
+      return picked;
+    }
+    double margin = cache.config().hotPrefixMargin();
+    boolean close;
+    if (cost.pricesDecode(fleet)) {
+      close = cost.decodeIntervalSeconds(producer, kvTokens) <= (1 + margin) * cost.decodeIntervalSeconds(picked, kvTokens);
+    } else {
+      close = producer.residentDecode() <= (1 + margin) * picked.residentDecode() + 1;
+    }
+    return close ? producer : picked;
   }
 
   /**

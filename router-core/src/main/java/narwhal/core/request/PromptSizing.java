@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import narwhal.core.fleet.EngineState;
 import narwhal.core.legs.PromptCountFailure;
+import narwhal.core.legs.PromptTokens;
 import narwhal.core.profile.PromptSize;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.time.Durations;
@@ -24,6 +25,10 @@ import org.slf4j.LoggerFactory;
  * placement decide with it; without them it would only weigh the reservations that balance
  * least-resident-work placement, where the estimate does as well, and the journal's {@code
  * input_len}, which takes the engine's own {@code usage.prompt_tokens} when it reports one.
+ *
+ * <p>With cache-aware placement on ({@code cache.mode} not off), the route is asked for the
+ * prompt's token ids too, whether or not anything prices with the count: placement hashes them to
+ * find which engine holds the prompt's prefix. A token-id prompt needs no round trip either way.
  *
  * <p>The count is asked of the engine placement would pick for prefill, never blocks the loop, is
  * bounded by {@code engine.tokenize_timeout_s} (and by the request's deadline, which cancels it
@@ -50,8 +55,9 @@ final class PromptSizing {
   private final Scheduler loop;
   private final String requestId;
   private long tokens;
+  private int @Nullable [] tokenIds;
   private @Nullable Sized sized;
-  private @Nullable CompletableFuture<Long> counting;
+  private @Nullable CompletableFuture<?> counting;
 
   PromptSizing(RouterRuntime rt, CompletionRequest request, Scheduler loop, String requestId) {
     this.rt = rt;
@@ -68,6 +74,11 @@ final class PromptSizing {
   /** The prompt's size in tokens once sized. */
   long tokens() {
     return tokens;
+  }
+
+  /** The prompt's token ids once sized, when cache-aware placement wanted them and they are known; else null. */
+  int @Nullable [] tokenIds() {
+    return tokenIds;
   }
 
   /** How it was sized, or null before it was. */
@@ -87,10 +98,14 @@ final class PromptSizing {
    */
   void size(EngineState target, Runnable done) {
     if (request.hasPrompt() && request.getPrompt().hasTokenIds()) {
+      if (rt.cache().enabled()) {
+        tokenIds = ids(request.getPrompt().getTokenIds().getIdsList());
+      }
       settle(request.getPrompt().getTokenIds().getIdsCount(), Sized.EXACT, done);
       return;
     }
-    if (!rt.settings().tokenize() || !pricedWithCount(target)) {
+    boolean wantIds = rt.cache().enabled();
+    if (!rt.settings().tokenize() || !(wantIds || pricedWithCount(target))) {
       settle(estimate(), Sized.ESTIMATED, done);
       return;
     }
@@ -98,21 +113,22 @@ final class PromptSizing {
       fallBack("backoff", done);
       return;
     }
-    CompletableFuture<Long> count = rt.engines().countPrompt(target.spec(), request,
-        rt.settings().tokenizeTimeoutNanos(), rt.settings().prefillLimits().exchange(), loop, countId(requestId));
+    CompletableFuture<PromptTokens> count = rt.engines().tokenize(target.spec(), request,
+        rt.settings().tokenizeTimeoutNanos(), rt.settings().prefillLimits().exchange(), loop, countId(requestId), wantIds);
     if (count == null) {
       fallBack("unsupported", done);
       return;
     }
     counting = count;
-    count.whenComplete((n, error) -> {
+    count.whenComplete((answer, error) -> {
       if (counting != count) {
         return; // cancelled: the request ended while its prompt was being counted
       }
       counting = null;
       if (error == null) {
         rt.countBackoff().succeeded(target.iid());
-        settle(n, Sized.EXACT, done);
+        tokenIds = answer.ids();
+        settle(answer.count(), Sized.EXACT, done);
         return;
       }
       Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
@@ -137,9 +153,22 @@ final class PromptSizing {
         || rt.placementCost().pricesDecode(rt.fleet());
   }
 
+  /** Token ids as placement hashes them; null when one does not fit an int (no such vocabulary). */
+  private static int @Nullable [] ids(java.util.List<Long> ids) {
+    int[] out = new int[ids.size()];
+    for (int i = 0; i < out.length; i++) {
+      long id = ids.get(i);
+      if (id < 0 || id > Integer.MAX_VALUE) {
+        return null;
+      }
+      out[i] = (int) id;
+    }
+    return out;
+  }
+
   /** Abandons a count in progress; {@code done} will not run. */
   void cancel() {
-    CompletableFuture<Long> count = counting;
+    CompletableFuture<?> count = counting;
     counting = null;
     if (count != null) {
       count.cancel(false);

@@ -116,6 +116,8 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   private int tokens;
   /** The prompt length the engine reported in its usage, or null before (or without) one. */
   private @Nullable Long enginePromptTokens;
+  /** The cached prompt tokens the last producer reported (the journal's {@code cached_tokens}), or null. */
+  private @Nullable Long reportedCachedTokens;
   private final RequestTimeline timeline = new RequestTimeline();
   /** Token gaps not yet handed to the decode engine's pace (only one engine's: output commits). */
   private final DecodePace.StreamTally paceTally = new DecodePace.StreamTally();
@@ -145,7 +147,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     this.clientDeadlineFirst = deadlineNanos != arrivalNanos + rt.settings().requestTimeoutNanos();
     this.sizing = new PromptSizing(rt, request, loop, requestId);
     this.promptTokens = sizing.estimate();
-    this.placement = new PricedPlacement(rt.fleet(), rt.placementCost());
+    this.placement = new PricedPlacement(rt.fleet(), rt.placementCost(), rt.cache());
     this.trace = rt.tracing().startRequest(requestId, rt.settings().model(), routeName(),
         request.getTraceparent(), request.getTracestate());
   }
@@ -224,6 +226,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     sizing.size(target, () -> {
       if (state == RequestState.SIZING) {
         promptTokens = sizing.tokens();
+        placement.usePrompt(rt.cache().prompt(sizing.tokenIds()));
         startAttempt();
       }
     });
@@ -249,7 +252,8 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
       return false;
     }
     admissionChecked = true;
-    admissionPrice = rt.predictive().price(producer, promptTokens, (now - arrivalNanos) / 1e9);
+    admissionPrice = rt.predictive().price(producer, promptTokens, placement.usableCachedTokens(),
+        (now - arrivalNanos) / 1e9);
     RefusalCause cause = admissionPrice == null ? null : admissionPrice.refusal(rt.predictive().budgetS());
     if (cause == null) {
       return false;
@@ -284,7 +288,9 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     attempts++;
     retryCreditHeld = false;
     state = RequestState.PREFILL;
-    legs.prefillReservation = producer.reservePrefill(promptTokens);
+    legs.prefillReservation = producer.reservePrefill(promptTokens, placement.usableCachedTokens());
+    rt.cache().placed(placement.cacheLabel());
+    placement.prompt().placedOn(producer);
     int attempt = attempts;
     timeline.prefillDispatched(loop.nanoTime());
     String backendId = AttemptLegLog.prefillId(requestId, attempt);
@@ -314,6 +320,8 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     long now = loop.nanoTime();
     ttftNanos = now - arrivalNanos;
     producerReported(handoff.promptTokens());
+    reportedCachedTokens = rt.cache().answered(producer.iid(), placement.prompt(), placement.predictedCachedTokens(),
+        handoff.cachedTokens());
     state = RequestState.HANDOFF;
     long bound = rt.settings().handoffBoundNanos();
     if (bound > 0 && handoff.ageNanos(now) > bound) {
@@ -329,6 +337,9 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     consumer = picked;
     state = RequestState.DECODE;
     legs.decodeReservation = consumer.reserveDecode(kvTokens());
+    if (consumer != producer) {
+      placement.prompt().placedOn(consumer); // its KV transfer caches the prompt there too
+    }
     timeline.decodeDispatched(now);
     String backendId = AttemptLegLog.decodeId(requestId, attempts);
     legLog.decode(attempts, consumer.iid(), backendId);
@@ -742,6 +753,9 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
         .admissionPrice(admissionPrice == null ? null : admissionPrice.journalFields())
         // A refused request was priced but never placed: nothing of it ran unserved.
         .unserved(terminal == Terminal.REFUSED ? List.of() : placement.unserved())
+        .cache(producer == null ? null : placement.cacheLabel().wireName(),
+            producer == null || !placement.prompt().active() ? null : Long.valueOf(placement.predictedCachedTokens()),
+            reportedCachedTokens)
         .build();
   }
 

@@ -13,6 +13,7 @@ import narwhal.core.retry.RetryBudget;
 import narwhal.core.legs.EngineClient;
 import narwhal.core.tenants.TenantDirectory;
 import narwhal.core.trace.Tracing;
+import narwhal.core.cache.CachePlacement;
 
 /** What every request of one router shares. */
 record RouterRuntime(
@@ -31,7 +32,8 @@ record RouterRuntime(
     PlacementCost placementCost,
     PredictiveAdmission predictive,
     PromptCountBackoff countBackoff,
-    TenantDirectory tenants) {
+    TenantDirectory tenants,
+    CachePlacement cache) {
 
   /** Wall-clock arrival time: the wall clock now, less the time elapsed on the monotonic clock. */
   double arrivalEpochSeconds(long arrivalNanos, long nowNanos) {

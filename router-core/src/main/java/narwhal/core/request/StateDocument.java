@@ -50,6 +50,9 @@ final class StateDocument {
     doc.put("admission", admission(rt.admission()));
     doc.put("retry_credits", rt.retryBudget().available());
     doc.put("controller", controller(rt.fleet().roleHistory()));
+    if (rt.cache().enabled()) {
+      doc.put("cache", rt.cache().state());
+    }
     return doc;
   }
 

@@ -85,6 +85,12 @@ public final class VllmDialect implements EngineDialect {
     return AnswerUsage.promptTokens(body);
   }
 
+  /** {@code usage.prompt_tokens_details.cached_tokens} (vLLM: only with {@code --enable-prompt-tokens-details}). */
+  @Override
+  public long readPrefillCachedTokens(String body) {
+    return AnswerUsage.cachedTokens(body);
+  }
+
   @Override
   public KvHandoffDescriptor readPrefillResponse(String body, String connector)
       throws UnreadableHandoffException {
@@ -179,6 +185,11 @@ public final class VllmDialect implements EngineDialect {
   @Override
   public @Nullable EngineHttpRequest tokenizeRequest(CompletionRequest request, String backendRequestId) {
     return VllmTokenize.request(request, backendRequestId);
+  }
+
+  @Override
+  public int @org.jspecify.annotations.Nullable [] readTokenIds(String body) {
+    return VllmTokenize.tokens(body);
   }
 
   @Override

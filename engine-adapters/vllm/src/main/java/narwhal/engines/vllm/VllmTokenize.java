@@ -26,7 +26,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>chat: {@code {"model", "messages"}} plus the chat-template fields the client set on its
  *       request ({@link #CHAT_TEMPLATE_FIELDS}), so the count includes the same template tokens the
  *       prefill will compute.
- *   <li>answer: {@code {"count": n, "max_model_len": m, "tokens": [...]}}; only {@code count} is read.
+ *   <li>answer: {@code {"count": n, "max_model_len": m, "tokens": [...]}}: {@code count} for sizing,
+ *       {@code tokens} too when cache-aware placement hashes the prompt's blocks.
  * </ul>
  *
  * {@code add_special_tokens} is passed through when the client set it: its default differs
@@ -73,6 +74,57 @@ final class VllmTokenize {
     byte[] bytes = Json.compactBytes(body);
     return new EngineHttpRequest("POST", PATH,
         Map.of("X-Request-Id", backendRequestId, "Content-Type", "application/json"), bytes);
+  }
+
+  /** The most token ids read from one answer: a longer list is refused (no model has such a context). */
+  static final int MAX_TOKENS = 1 << 21;
+
+  /**
+   * The answer's {@code tokens}, read with the streaming parser into an int array (no tree): the
+   * list is as long as the prompt. Null when the answer has no list.
+   *
+   * @throws IllegalArgumentException when the list is malformed or holds a value that is not a
+   *     token id
+   */
+  static int @Nullable [] tokens(String body) {
+    try (JsonParser p = Json.mapper().getFactory().createParser(body)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        throw new IllegalArgumentException("the tokenize answer is not a JSON object");
+      }
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken value = p.nextToken();
+        if (!"tokens".equals(field)) {
+          p.skipChildren();
+          continue;
+        }
+        if (value != JsonToken.START_ARRAY) {
+          throw new IllegalArgumentException("the tokenize answer's tokens is not a list");
+        }
+        int[] ids = new int[256];
+        int n = 0;
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+          if (p.currentToken() != JsonToken.VALUE_NUMBER_INT || p.getNumberType() != JsonParser.NumberType.INT
+              || p.getIntValue() < 0) {
+            throw new IllegalArgumentException("the tokenize answer's tokens holds a value that is not a token id: "
+                + p.getText());
+          }
+          if (n == MAX_TOKENS) {
+            throw new IllegalArgumentException("the tokenize answer lists more than " + MAX_TOKENS + " tokens");
+          }
+          if (n == ids.length) {
+            ids = java.util.Arrays.copyOf(ids, ids.length * 2);
+          }
+          ids[n++] = p.getIntValue();
+        }
+        return java.util.Arrays.copyOf(ids, n);
+      }
+      return null;
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("the tokenize answer is not JSON: " + e.getOriginalMessage());
+    } catch (IOException e) {
+      throw new IllegalArgumentException("the tokenize answer could not be read: " + e.getMessage());
+    }
   }
 
   /**
