@@ -20,6 +20,7 @@ import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.util.ReferenceCountUtil;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
+import narwhal.api.FrontEndMetrics;
 import narwhal.api.AdmissionTicket;
 import narwhal.api.ClientErrors;
 import narwhal.api.CompletionService;
@@ -114,7 +115,7 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
   }
 
   HttpConnectionHandler(HttpFrontEndOptions options, CompletionService service,
-      @Nullable PrometheusExposition metrics, long startedEpochSeconds, BodyDecoder decoder) {
+      @Nullable FrontEndMetrics metrics, long startedEpochSeconds, BodyDecoder decoder) {
     this.options = options;
     this.service = service;
     this.decoder = decoder;

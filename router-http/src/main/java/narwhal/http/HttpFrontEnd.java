@@ -18,7 +18,7 @@ import java.time.Clock;
 import java.util.Objects;
 import narwhal.api.CompletionService;
 import narwhal.api.FrontEnd;
-import narwhal.core.metrics.RouterMetrics;
+import narwhal.api.FrontEndMetrics;
 import narwhal.netty.EventLoopScheduler;
 import org.jspecify.annotations.Nullable;
 
@@ -88,7 +88,7 @@ public final class HttpFrontEnd implements AutoCloseable {
   public static HttpFrontEnd start(
       HttpFrontEndOptions options,
       CompletionService service,
-      @Nullable RouterMetrics metrics,
+      @Nullable FrontEndMetrics metrics,
       EventLoopGroup bossGroup,
       EventLoopGroup workerGroup) {
     return start(options, service, bossGroup, workerGroup, NioServerSocketChannel.class, Clock.systemUTC(),
@@ -96,14 +96,14 @@ public final class HttpFrontEnd implements AutoCloseable {
   }
 
   /**
-   * As {@link #start(HttpFrontEndOptions, CompletionService, RouterMetrics, EventLoopGroup,
+   * As {@link #start(HttpFrontEndOptions, CompletionService, FrontEndMetrics, EventLoopGroup,
    * EventLoopGroup)}, for groups of another transport (epoll, io_uring), whose server channel type
    * is given.
    */
   public static HttpFrontEnd start(
       HttpFrontEndOptions options,
       CompletionService service,
-      @Nullable RouterMetrics metrics,
+      @Nullable FrontEndMetrics metrics,
       EventLoopGroup bossGroup,
       EventLoopGroup workerGroup,
       Class<? extends ServerChannel> serverChannelType) {
@@ -140,7 +140,7 @@ public final class HttpFrontEnd implements AutoCloseable {
       EventLoopGroup workerGroup,
       Class<? extends ServerChannel> serverChannelType,
       Clock clock,
-      @Nullable RouterMetrics metrics) {
+      @Nullable FrontEndMetrics metrics) {
     return start(options, service, bossGroup, workerGroup, serverChannelType, clock, metrics,
         BodyDecoder.create());
   }
@@ -153,10 +153,9 @@ public final class HttpFrontEnd implements AutoCloseable {
       EventLoopGroup workerGroup,
       Class<? extends ServerChannel> serverChannelType,
       Clock clock,
-      @Nullable RouterMetrics metrics,
+      @Nullable FrontEndMetrics metrics,
       BodyDecoder decoder) {
     Objects.requireNonNull(options, "options");
-    PrometheusExposition exposition = metrics == null ? null : new PrometheusExposition(metrics);
     Objects.requireNonNull(service, "service");
     // Every request this front-end admits is journalled as carried over HTTP.
     CompletionService httpService = service.forFrontEnd(FrontEnd.HTTP);
@@ -194,7 +193,7 @@ public final class HttpFrontEnd implements AutoCloseable {
                         .addLast(
                             "front-end",
                             new HttpConnectionHandler(
-                                options, httpService, exposition, startedEpochSeconds, decoder));
+                                options, httpService, metrics, startedEpochSeconds, decoder));
                   }
                 });
     Channel serverChannel;

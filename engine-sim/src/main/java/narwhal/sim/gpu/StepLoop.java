@@ -76,7 +76,7 @@ public final class StepLoop implements AutoCloseable {
   private long preemptions;
   private long steps;
   private boolean closed;
-  private volatile EngineLoad load;
+  private volatile StepLoad load;
 
   /**
    * @param seed seeds the jitter, so runs with the same seed and the same arrivals step alike
@@ -91,7 +91,7 @@ public final class StepLoop implements AutoCloseable {
     this.leaseNanos = leaseNanos;
     this.jitterRandom = new SplittableRandom(seed);
     this.kv = new KvCache(profile.kvCapacityTokens());
-    this.load = new EngineLoad(0, 0, 0, kv.capacity(), 0, 0, 0, 0);
+    this.load = new StepLoad(0, 0, 0, kv.capacity(), 0, 0, 0, 0);
   }
 
   public GpuProfile profile() {
@@ -99,7 +99,7 @@ public final class StepLoop implements AutoCloseable {
   }
 
   /** The engine's state as of the end of the step loop's last task; any thread. */
-  public EngineLoad load() {
+  public StepLoad load() {
     return load;
   }
 
@@ -418,7 +418,7 @@ public final class StepLoop implements AutoCloseable {
   }
 
   private void publish() {
-    load = new EngineLoad(running.size(), waiting.size() + transferring, kv.used(), kv.capacity(), leases.size(),
+    load = new StepLoad(running.size(), waiting.size() + transferring, kv.used(), kv.capacity(), leases.size(),
         leasedKvTokens, preemptions, steps);
   }
 }

@@ -22,7 +22,7 @@ import narwhal.core.fleet.FailureStreaks;
 import narwhal.core.fleet.Fleet;
 import narwhal.core.legs.EngineFailure;
 import narwhal.spi.Phase;
-import narwhal.time.ManualScheduler;
+import narwhal.testing.ManualScheduler;
 import narwhal.time.Scheduler;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;

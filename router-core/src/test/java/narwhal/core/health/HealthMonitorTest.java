@@ -22,7 +22,7 @@ import narwhal.config.RecoveryConfig;
 import narwhal.core.fleet.EngineCondition;
 import narwhal.core.fleet.EngineState;
 import narwhal.core.fleet.Fleet;
-import narwhal.time.ManualScheduler;
+import narwhal.testing.ManualScheduler;
 import narwhal.time.Scheduler;
 import narwhal.time.Timer;
 import narwhal.core.legs.EngineFailure;

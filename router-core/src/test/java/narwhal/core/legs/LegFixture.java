@@ -8,7 +8,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import narwhal.config.EngineRole;
 import narwhal.config.EngineSpec;
-import narwhal.time.ManualScheduler;
+import narwhal.testing.ManualScheduler;
 import narwhal.spi.PrefillResult;
 import narwhal.spi.EngineDialects;
 import narwhal.spi.ExchangeOptions;

@@ -15,7 +15,7 @@ import narwhal.config.FleetConfig;
 import narwhal.config.ServingConfig;
 import narwhal.api.RequestHandle;
 import narwhal.core.fleet.Fleet;
-import narwhal.time.ManualScheduler;
+import narwhal.testing.ManualScheduler;
 import narwhal.core.legs.EngineClient;
 import narwhal.core.metrics.RouterMetrics;
 import narwhal.core.metrics.Telemetry;

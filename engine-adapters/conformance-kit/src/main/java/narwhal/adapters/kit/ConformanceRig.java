@@ -147,11 +147,11 @@ final class ConformanceRig implements AutoCloseable {
   }
 
   /** Runs {@code request} to its end and returns what the client saw. */
-  Outcome run(CompletionRequest request) {
+  ClientOutcome run(CompletionRequest request) {
     return await(submit(request));
   }
 
-  Outcome await(Running running) {
+  ClientOutcome await(Running running) {
     try {
       running.sink().terminal.get(timeouts.settle().toMillis(), TimeUnit.MILLISECONDS);
     } catch (java.util.concurrent.TimeoutException e) {
@@ -160,7 +160,7 @@ final class ConformanceRig implements AutoCloseable {
     } catch (Exception e) {
       throw new AssertionError(e);
     }
-    Outcome o = running.sink().outcome();
+    ClientOutcome o = running.sink().outcome();
     assertThat(o.sinkViolations()).as("ClientSink call order").isEmpty();
     return o;
   }

@@ -42,7 +42,7 @@ final class Verdicts {
   }
 
   /** Nothing reached the client before the failure: it gets a plain error response. */
-  static void noOutput(Outcome o) {
+  static void noOutput(ClientOutcome o) {
     assertThat(o.started()).as("output committed; client saw %s", o.log()).isFalse();
     assertThat(o.tokens()).isEmpty();
   }
@@ -60,7 +60,7 @@ final class Verdicts {
    * of nothing blamed on the other one. The message names the engine by iid and gives away
    * nothing internal: no address, port, URL or Java exception.
    */
-  static void failed(ConformanceRig b, Outcome o, Phase phase, int status, FailureClass failureClass, String message) {
+  static void failed(ConformanceRig b, ClientOutcome o, Phase phase, int status, FailureClass failureClass, String message) {
     RouterError e = o.requireError();
     assertThat(o.completed()).as("completed").isFalse();
     assertThat(e.status()).as("client status of %s", e).isEqualTo(status);

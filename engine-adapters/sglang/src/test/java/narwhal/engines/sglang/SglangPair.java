@@ -20,7 +20,7 @@ import narwhal.core.fleet.Fleet;
 import narwhal.core.health.EngineHealthTracker;
 import narwhal.core.journal.Journal;
 import narwhal.core.request.DisaggregatedRouter;
-import narwhal.time.ManualScheduler;
+import narwhal.testing.ManualScheduler;
 import narwhal.core.legs.EngineClient;
 import narwhal.core.legs.EngineFailure;
 import narwhal.spi.EngineDialects;
