@@ -181,7 +181,7 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
       t.engine.answered(Evidence.REJECTED_REQUEST);
       return;
     }
-    if (cls == FailureClass.CONNECTION) {
+    if (failure.rule().provesUnreachable()) {
       // Whatever the breaker decides below (last-engine protection may keep it), readiness must
       // see that this engine cannot be reached.
       t.engine.markUnreachable(failure.getMessage());

@@ -1,8 +1,6 @@
 package narwhal.core.legs;
 
 import narwhal.spi.Phase;
-import narwhal.api.FailureClass;
-import narwhal.time.Durations;
 
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -132,9 +130,7 @@ final class PrefillLeg implements OneShotExchange.Outcome {
 
   @Override
   public void onTimeout() {
-    result.completeExceptionally(new EngineFailure(Phase.PREFILL, FailureClass.TIMEOUT, 504, "engine_timeout",
-        producer.iid(), "prefill engine " + producer.iid() + " did not answer within "
-            + Durations.describe(limits.timeoutNanos()) + " (serving.prefill_timeout_s)", null));
+    result.completeExceptionally(EngineFailures.prefillTimeout(producer.iid(), limits.timeoutNanos()));
   }
 
   /** The engine's answer status so far, for the leg's span; 0 before it answered. */

@@ -1,5 +1,6 @@
 package narwhal.core.health;
 
+import narwhal.api.FailureOrigin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
@@ -95,7 +96,8 @@ class HealthMonitorTest {
   }
 
   private static EngineFailure failure(String iid, Phase phase, FailureClass cls) {
-    return new EngineFailure(phase, cls, 502, "engine_error", iid, cls.wireName() + " on " + iid, true, null);
+    return new EngineFailure(phase, FailureOrigin.HEADERS, cls, 502, 500, "engine_error", iid, cls.wireName() + " on " + iid,
+        null, true, null);
   }
 
   private void fail(String iid, FailureClass cls, int times) {
