@@ -413,6 +413,8 @@ public final class RouterServer implements AutoCloseable {
     }
     http.close();
     awaitCancellations();
+    // After the connections: a decode still running is dropped by its (closed) connection or call.
+    router.close();
     controller.close();
     profiles.close();
     health.close();

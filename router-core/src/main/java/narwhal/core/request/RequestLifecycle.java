@@ -21,6 +21,7 @@ import narwhal.time.Timer;
 import narwhal.core.legs.DecodeCall;
 import narwhal.core.legs.DecodeListener;
 import narwhal.core.legs.DraftedDecode;
+import narwhal.time.Deadline;
 import narwhal.time.Durations;
 import narwhal.core.legs.EngineFailure;
 import narwhal.spi.Phase;
@@ -66,9 +67,8 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   private final Scheduler loop;
   private final long arrivalNanos;
   private final String requestId;
-  private final long deadlineNanos;
-  /** Whether the client's own deadline comes before serving.request_timeout_s (the 504 names it). */
-  private final boolean clientDeadlineFirst;
+  /** Computed once at admission (the earlier of the client's and serving.request_timeout_s). */
+  private final Deadline deadline;
   /**
    * The prompt's size in tokens: the router's estimate until {@link #sizing} has counted it, then
    * the exact count when it could; what admission prices and the reservations weigh.
@@ -119,30 +119,27 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   private final RequestTimeline timeline = new RequestTimeline();
   /** Token gaps not yet handed to the decode engine's pace (only one engine's: output commits). */
   private final DecodePace.StreamTally paceTally = new DecodePace.StreamTally();
-  /** The admission seat this request holds; released in {@link #end}. */
-  private @Nullable RequestTicket ticket;
+  /** The admission seat this request holds (released in {@link #end}) and its arrival. */
+  private final RequestTicket ticket;
   private @Nullable RouterError abortError;
   private @Nullable String abortReason;
   private boolean recorded;
 
-  RequestLifecycle(RouterRuntime rt, CompletionRequest request, ClientSink sink, Scheduler loop,
-      long arrivalNanos, String requestId) {
-    this(rt, request, sink, loop, arrivalNanos, requestId, null);
-  }
-
-  /** @param clientDeadlineNanos the client's own deadline (gRPC), on {@code loop.nanoTime()}, or null */
-  RequestLifecycle(RouterRuntime rt, CompletionRequest request, ClientSink sink, Scheduler loop,
-      long arrivalNanos, String requestId, @Nullable Long clientDeadlineNanos) {
+  /**
+   * @param request pinned to the served model, under the trace context it arrived with
+   * @param ticket the admission the request takes over: its arrival, deadline and seat
+   */
+  RequestLifecycle(RouterRuntime rt, CompletionRequest request, ClientSink sink, RequestTicket ticket) {
     this.rt = rt;
     this.request = request;
     this.sink = sink;
-    this.loop = loop;
-    this.arrivalNanos = arrivalNanos;
-    this.requestId = requestId;
+    this.ticket = ticket;
+    this.loop = ticket.loop();
+    this.arrivalNanos = ticket.arrival().arrivalNanos();
+    this.requestId = ticket.requestId();
+    this.deadline = ticket.deadline();
     this.relay = new ClientRelay(sink, legs);
     this.blame = new FailureBlame(rt.health(), this::quarantine);
-    this.deadlineNanos = rt.settings().deadlineNanos(arrivalNanos, clientDeadlineNanos);
-    this.clientDeadlineFirst = deadlineNanos != arrivalNanos + rt.settings().requestTimeoutNanos();
     this.sizing = new PromptSizing(rt, request, loop, requestId);
     this.promptTokens = sizing.estimate();
     this.placement = new PricedPlacement(rt.fleet(), rt.placementCost());
@@ -177,19 +174,18 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   }
 
   /**
-   * Takes over the request's admission ticket and starts once its seat is granted (a separate
-   * task even when it already is), or ends with 504 {@code queue_expired} if the wait runs out.
+   * Starts once the ticket's seat is granted (a separate task even when it already is), or ends
+   * with 504 {@code queue_expired} if the wait runs out.
    */
-  void admittedWith(RequestTicket admitted) {
-    this.ticket = admitted;
-    admitted.seat().whenSeated(this::start, this::onQueueExpired);
+  void admitted() {
+    ticket.seat().whenSeated(this::start, this::onQueueExpired);
   }
 
   private void onQueueExpired() {
     if (state != RequestState.ADMITTED) {
       return;
     }
-    if (deadlineNanos - loop.nanoTime() <= 0) {
+    if (deadline.passed(loop.nanoTime())) {
       onDeadline(); // the wait was cut short by the request's own deadline: that is what expired
     } else {
       end(Terminal.EXPIRED, "queue_timeout", AdmissionErrors.queueExpired(loop.nanoTime() - arrivalNanos));
@@ -200,7 +196,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     if (state != RequestState.ADMITTED) {
       return; // cancelled while it waited for its seat
     }
-    long remaining = deadlineNanos - loop.nanoTime();
+    long remaining = deadline.remainingNanos(loop.nanoTime());
     if (remaining <= 0) {
       onDeadline(); // the wait for a seat used up the deadline
       return;
@@ -571,7 +567,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
    */
   private boolean retryIfPermitted(boolean transientFault) {
     RetryGate.Decision decision = new RetryGate(rt.backoff(), rt.retryBudget(), rt.settings().maxAttempts())
-        .decide(transientFault, attempts, deadlineNanos - loop.nanoTime());
+        .decide(transientFault, attempts, deadline.remainingNanos(loop.nanoTime()));
     noteRetryReason(decision.reason());
     if (!decision.allowed()) {
       return false;
@@ -634,8 +630,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
    * when a deadline passes, not on every request's way to its first token.
    */
   private String deadlineLimit() {
-    return Durations.describe(Math.max(0, deadlineNanos - arrivalNanos))
-        + (clientDeadlineFirst ? " (the client's deadline)" : " (serving.request_timeout_s)");
+    return deadline.describe(arrivalNanos);
   }
 
   @Override
@@ -673,9 +668,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
       paceTally.flushTo(consumer.decodePace());
     }
     // Freed before the client hears the outcome, so a request it sends next finds the seat.
-    if (ticket != null) {
-      ticket.seat().release();
-    }
+    ticket.seat().release();
 
     if (terminal == Terminal.COMPLETED) {
       sink.onComplete();
@@ -721,8 +714,8 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     Long wantedLen = request.hasMaxCompletionTokens() ? Long.valueOf(request.getMaxCompletionTokens())
         : request.hasMaxTokens() ? Long.valueOf(request.getMaxTokens()) : null;
     return RequestOutcome.builder(requestId, terminal)
-        .frontEnd(ticket == null ? null : ticket.frontEndName())
-        .tenant(ticket == null ? null : ticket.caller().tenant())
+        .frontEnd(ticket.arrival().frontEnd().wireName())
+        .tenant(ticket.caller().tenant())
         .clientRid(request.getClientRequestId())
         .arrived(rt.arrivalEpochSeconds(arrivalNanos, now))
         .request(routeName(), request.getStream(), inputLen, wantedLen)
@@ -734,7 +727,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
         .error(error)
         .attempts(attempts, timeline.decodeAttempts(), attemptFailures.entries())
         .retryChain(blame.firstFailedIid(), blame.poisoned())
-        .timing(ticket == null ? null : ticket.seat().queueWaitNanos(now), timeline.routerOverheadNanos(),
+        .timing(ticket.seat().queueWaitNanos(now), timeline.routerOverheadNanos(),
             now - arrivalNanos, timeline.upstreamNanos())
         .cancelledPhase(terminal == Terminal.CANCELLED ? endedIn.cancelledPhase() : null)
         .legs(trace.traceId(), legLog.entries(terminal))

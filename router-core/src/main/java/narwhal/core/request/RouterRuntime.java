@@ -12,6 +12,7 @@ import narwhal.core.retry.Backoff;
 import narwhal.core.retry.RetryBudget;
 import narwhal.core.legs.EngineClient;
 import narwhal.core.tenants.TenantDirectory;
+import narwhal.api.OffLoopPool;
 import narwhal.core.trace.Tracing;
 
 /** What every request of one router shares. */
@@ -31,7 +32,8 @@ record RouterRuntime(
     PlacementCost placementCost,
     PredictiveAdmission predictive,
     PromptCountBackoff countBackoff,
-    TenantDirectory tenants) {
+    TenantDirectory tenants,
+    OffLoopPool offLoop) {
 
   /** Wall-clock arrival time: the wall clock now, less the time elapsed on the monotonic clock. */
   double arrivalEpochSeconds(long arrivalNanos, long nowNanos) {

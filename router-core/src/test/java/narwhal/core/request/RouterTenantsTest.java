@@ -35,7 +35,9 @@ class RouterTenantsTest {
 
   private RecordingSink submitAs(Caller caller) {
     RecordingSink sink = new RecordingSink();
-    r.router.submit(r.completionRequest(), sink, r.loop, r.loop.nanoTime(), null, caller);
+    narwhal.api.Arrival arrival = narwhal.api.Arrival.now(r.loop, narwhal.api.FrontEnd.HTTP, caller, null, null,
+        narwhal.api.TraceContext.NONE);
+    r.router.submit(r.router.admit(arrival), r.completionRequest(), sink);
     r.loop.runPending();
     return sink;
   }
@@ -80,7 +82,8 @@ class RouterTenantsTest {
   @Test
   void anUnauthenticatedCaller_isJournalledWithoutATenant_andCounted() {
     Authentication refused = r.router.authenticator().authenticate("Bearer nwk_unknown1_" + "x".repeat(43));
-    r.router.rejectUnauthenticated(r.loop, r.loop.nanoTime(), "client-1", refused);
+    r.router.rejectUnauthenticated(narwhal.api.Arrival.now(r.loop, narwhal.api.FrontEnd.HTTP, Caller.ANONYMOUS,
+        "client-1", null, narwhal.api.TraceContext.NONE), refused);
 
     assertThat(refused.isAccepted()).isFalse();
     assertThat(r.row()).containsEntry("terminal", "invalid").containsEntry("reason", "unauthenticated")

@@ -1,5 +1,9 @@
 package narwhal.adapters.kit;
 
+import narwhal.api.Arrival;
+import narwhal.api.Caller;
+import narwhal.api.FrontEnd;
+import narwhal.api.TraceContext;
 import narwhal.testing.Poll;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -142,7 +146,8 @@ final class ConformanceRig implements AutoCloseable {
 
   Running submit(CompletionRequest request) {
     ContractCheckingSink sink = new ContractCheckingSink();
-    RequestHandle handle = onLoop(() -> router.submit(request, sink, loop, loop.nanoTime()));
+    RequestHandle handle = onLoop(() -> router.submit(router.admit(Arrival.now(loop, FrontEnd.HTTP, Caller.ANONYMOUS,
+        null, null, TraceContext.NONE)), request, sink));
     return new Running(handle, sink);
   }
 
