@@ -50,4 +50,24 @@ public final class AnswerUsage {
     }
     return 0;
   }
+
+  /**
+   * {@code prompt_tokens} of the {@code usage} object whose {@code START_OBJECT} {@code p} has just
+   * read, consuming the object to its end, for a caller reading the rest of the answer in the same
+   * pass; 0 when it is missing or not a non-negative integer.
+   */
+  public static long promptTokensOf(JsonParser p) throws IOException {
+    long tokens = 0;
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String name = p.currentName();
+      JsonToken value = p.nextToken();
+      if ("prompt_tokens".equals(name) && value == JsonToken.VALUE_NUMBER_INT
+          && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER) {
+        tokens = Math.max(0, p.getLongValue());
+      } else {
+        p.skipChildren();
+      }
+    }
+    return tokens;
+  }
 }

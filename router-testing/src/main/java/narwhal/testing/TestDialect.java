@@ -71,14 +71,10 @@ public final class TestDialect implements EngineDialect {
     return post(request.getRoute(), body, backendRequestId);
   }
 
-  /** {@code usage.prompt_tokens}, as every OpenAI-compatible answer carries it. */
+  /** The handoff object and {@code usage.prompt_tokens}, from one tree of the answer. */
   @Override
-  public long readPrefillPromptTokens(String body) {
-    return AnswerUsage.promptTokens(body);
-  }
-
-  @Override
-  public KvHandoffDescriptor readPrefillResponse(String body, String connector) throws UnreadableHandoffException {
+  public narwhal.spi.PrefillAnswer readPrefillAnswer(String body, String connector)
+      throws UnreadableHandoffException {
     JsonNode response;
     try {
       response = Json.mapper().readTree(body);
@@ -92,7 +88,9 @@ public final class TestDialect implements EngineDialect {
     if (!handoff.isObject()) {
       throw new UnreadableHandoffException(HANDOFF + " is not an object");
     }
-    return TestHandoffJson.read((ObjectNode) handoff, connector);
+    JsonNode promptTokens = response.path("usage").path("prompt_tokens");
+    return new narwhal.spi.PrefillAnswer(TestHandoffJson.read((ObjectNode) handoff, connector),
+        promptTokens.canConvertToLong() && promptTokens.isIntegralNumber() ? promptTokens.asLong() : 0);
   }
 
   @Override

@@ -102,20 +102,31 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
     // Same-engine decode uses no transfer parameters at all: the engine's prefix cache has the KV.
     boolean crossed = handoff != null && !handoff.producerIid().equals(consumer.iid());
     KvHandoffDescriptor descriptor = crossed ? handoff.descriptor() : null;
+    // The descriptor is validated before anything is rendered from it: an unusable one is the
+    // producer's kv_handoff failure, and no decode request is built or sent.
+    if (crossed && fails(DescriptorValidator.descriptorProblem(handoff, dialect, consumer.connector()))) {
+      return;
+    }
     DraftedDecode drafted = request;
     request = null;
     EngineHttpRequest httpRequest = leg.onto(drafted.complete(dialect, descriptor, leg.backendId()));
-    if (crossed) {
-      String problem = DescriptorValidator.problem(handoff, dialect, consumer.connector(), httpRequest.path());
-      if (problem != null) {
-        finish(EngineFailures.kvHandoff(handoff.producerIid(), problem));
-        return;
-      }
+    if (crossed && fails(DescriptorValidator.endpointProblem(handoff, httpRequest.path()))) {
+      return;
     }
     decoder = dialect.decodeEventDecoder(drafted.request().getRoute());
     // Armed before the connection opens: connect and header delays spend the first-token budget.
     timer = loop.schedule(this::onFirstTokenTimeout, limits.timeoutNanos(), TimeUnit.NANOSECONDS);
     exchange = transport.open(consumer.url(), httpRequest, limits.exchange(), loop, this);
+  }
+
+  /** Ends the leg as the producer's kv_handoff failure when {@code problem} is one. */
+  private boolean fails(@Nullable String problem) {
+    if (problem == null) {
+      return false;
+    }
+    request = null;
+    finish(EngineFailures.kvHandoff(handoff.producerIid(), problem));
+    return true;
   }
 
   @Override

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import narwhal.config.EngineSpec;
 import narwhal.core.trace.LegTrace;
 import narwhal.time.Scheduler;
+import narwhal.spi.PrefillAnswer;
 import narwhal.spi.PrefillResult;
 import narwhal.spi.EngineDialect;
 import narwhal.spi.EngineHttpRequest;
@@ -94,16 +95,28 @@ final class PrefillLeg implements OneShotExchange.Outcome {
           EngineFailures.fromStatus(Phase.PREFILL, producer.iid(), status, dialect.errorMessage(body)));
       return;
     }
-    long promptTokens = Math.max(0, dialect.readPrefillPromptTokens(body));
+    // The answer is read once: the descriptor and the producer's count of the prompt together.
+    PrefillAnswer answer;
+    try {
+      answer = dialect.readPrefillAnswer(body, producer.connector());
+    } catch (UnreadableHandoffException e) {
+      if (planned != null) {
+        // A planned handoff needs nothing from the answer: only the count is lost.
+        result.complete(planned);
+      } else {
+        result.completeExceptionally(EngineFailures.kvHandoff(producer.iid(), e.getMessage()));
+      }
+      return;
+    }
+    long promptTokens = answer.promptTokens();
     if (planned != null) {
       result.complete(promptTokens > 0 ? planned.withPromptTokens(promptTokens) : planned);
       return;
     }
-    KvHandoffDescriptor descriptor;
-    try {
-      descriptor = dialect.readPrefillResponse(body, producer.connector());
-    } catch (UnreadableHandoffException e) {
-      result.completeExceptionally(EngineFailures.kvHandoff(producer.iid(), e.getMessage()));
+    KvHandoffDescriptor descriptor = answer.handoff();
+    if (descriptor == null) {
+      result.completeExceptionally(EngineFailures.kvHandoff(producer.iid(),
+          "the " + dialect.name() + " dialect read no descriptor from the prefill answer"));
       return;
     }
     narwhal.proto.v1.PrefillResult proto = narwhal.proto.v1.PrefillResult.newBuilder()

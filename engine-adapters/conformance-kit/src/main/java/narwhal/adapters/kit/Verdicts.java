@@ -36,7 +36,7 @@ final class Verdicts {
       assertThat(b.dialect.handoffProblem(carried, b.consumer.connector())).isNull();
     } else {
       assertThat(prefill.events()).as("the prefill answer is not a stream").isEmpty();
-      KvHandoffDescriptor produced = b.dialect.readPrefillResponse(prefill.body(), b.producer.connector());
+      KvHandoffDescriptor produced = b.dialect.readPrefillAnswer(prefill.body(), b.producer.connector()).handoff();
       assertThat(carried).as("decode carries the producer's descriptor, opaque fields verbatim").isEqualTo(produced);
     }
   }
