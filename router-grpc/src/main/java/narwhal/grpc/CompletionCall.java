@@ -40,6 +40,11 @@ import org.slf4j.LoggerFactory;
  * loop, which serialises the call as {@link ServerCall} requires. When gRPC and the engine
  * transport share event loops the two threads are the same and nothing hops.
  *
+ * <p>Why one class of about 430 lines: it is the call's state machine (admitted, message
+ * received, validating, submitted, closed), and the ticket, the validation task and the handle
+ * change hands only at its transitions, each exactly once on every path (refusal, invalid input,
+ * cancel, deadline, shutdown). The response shapes are {@link StreamingCall} and {@link UnaryCall}.
+ *
  * <ul>
  *   <li>Calls the core makes while {@code submit} is still running are replayed once it returns,
  *       so the request id is always known to the response.

@@ -42,6 +42,10 @@ import org.jspecify.annotations.Nullable;
  * what the core does with a submitted request before running it: pins it to {@link #MODEL} (404
  * for another, ending the ticket invalid) and applies the trace context that came with it.
  *
+ * <p>Why one class of about 440 lines: it is the whole core as a front-end sees it (admission,
+ * tickets, submit, the calls and handles a test scripts and inspects), and a front-end's test
+ * reaches all of it through one object.
+ *
  * <p>Both front-ends' tests share this one double, so they script the core the same way. As the
  * core does, it drops scripted steps once the front-end cancelled or aborted the request; a test
  * that wants late events delivered anyway (to show the front-end ignores them) turns that off with

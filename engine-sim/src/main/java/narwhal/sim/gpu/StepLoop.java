@@ -46,6 +46,11 @@ import org.jspecify.annotations.Nullable;
  * <p>{@link #submit}, {@link Sequence#cancel()}, {@link #releaseLease} and {@link #load()} are
  * thread-safe; everything else runs on the {@link StepScheduler}. Listeners are called on their own
  * executors.
+ *
+ * <p>Why one class of about 420 lines: planning a step (budget, preemption, admission) and ending
+ * it read and write the same queues and KV count, and its invariants (the token budget, the KV
+ * the running sequences hold) are only checkable with all of them in one place. The load snapshot
+ * is {@link StepLoad}.
  */
 public final class StepLoop implements AutoCloseable {
 

@@ -50,6 +50,10 @@ import org.jspecify.annotations.Nullable;
  * Only the router's own evidence, {@code recovery.liveness_misses} missed liveness sweeps, ejects
  * the last engine.
  *
+ * <p>Why one class of about 430 lines: when an engine leaves placement and when it returns are
+ * decisions about the same per-engine state (streaks, condition, probe turn, the role's last
+ * engine), made on one loop; the rows, the wave hold and the probe partners are already separate.
+ *
  * <p>All state is confined to {@code loop}; reports from other threads hop onto it. Event rows
  * are {@link BreakerJournal}'s, the whole-wave hold {@link RestartWave}'s and the choice of probe
  * partners {@link ProbePairs}'; this class decides when an engine leaves and returns.

@@ -48,15 +48,19 @@ import org.jspecify.annotations.Nullable;
  * attempt are in {@link AttemptLegs}; a concurrent handoff's pair is a {@link
  * ConcurrentHandoffAttempt}.
  *
- * <p>Why one class of about 650 lines: it is the request's state machine. Every transition reads
+ * <p>Why one class of about 640 lines: it is the request's state machine. Every transition reads
  * and writes the same loop-confined state (the state, the attempt's engines, the deadline, the
- * retry credit) and every path must reach {@link #end} exactly once; split across classes, each
- * would need that state and the exactly-once rule would no longer be checkable in one place. What
- * is not a transition lives elsewhere: the legs and reservations ({@link AttemptLegs}), the
- * concurrent pair, the client relay ({@link ClientRelay}), the retry decision, the journal's
- * attempt entries ({@link AttemptFailures}), the mapping of leg errors ({@link LegErrors}),
- * sizing the prompt ({@link PromptSizing}), priced placement ({@link PricedPlacement}) and
- * admission's price ({@code narwhal.core.admission.PredictiveAdmission}).
+ * retry credit, the per-token counts the relay keeps without an indirection) and every path must
+ * reach {@link #end} exactly once; split across classes, each would need that state and the
+ * exactly-once rule would no longer be checkable in one place. Each job that is not a transition
+ * is its own class, one per phase: admission's price ({@link FirstAttemptPricing}), sizing the
+ * prompt ({@link PromptSizing}), placement ({@link PricedPlacement}), the work done while the
+ * producer prefills ({@link DecodePreparation}), the handoff's age ({@link
+ * RequestErrors#handoffExpiry}; the descriptor itself is checked by the decode leg before anything
+ * is rendered from it), the legs and reservations ({@link AttemptLegs}), the concurrent pair
+ * ({@link ConcurrentHandoffAttempt}), the client relay ({@link ClientRelay}), the retry decision
+ * ({@link RetryGate}), blame ({@link FailureBlame}), the error texts ({@link RequestErrors}) and
+ * the journal row ({@link RequestRecord}).
  */
 final class RequestLifecycle implements RequestHandle, DecodeListener {
 
@@ -76,10 +80,10 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   private long promptTokens;
   private final PromptSizing sizing;
   private final PricedPlacement placement;
-  /** Predictive admission's price of the first attempt; null when unpriced (open, no profile). */
-  private @Nullable AdmissionPrice admissionPrice;
-  /** Set once the first attempt was priced: retries were admitted already and are never refused. */
-  private boolean admissionChecked;
+  /** Predictive admission of the first attempt (retries were admitted already), and its price. */
+  private final FirstAttemptPricing pricing;
+  /** The journal row, built when the request ends. */
+  private final RequestRecord record;
 
   private RequestState state = RequestState.ADMITTED;
   private Timer deadlineTimer = Timer.NONE;
@@ -107,8 +111,8 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   private final AttemptLegs legs = new AttemptLegs();
   /** The current attempt's pair when its handoff is concurrent; null for a sequential handoff. */
   private @Nullable ConcurrentHandoffAttempt concurrent;
-  /** The decode leg's request, drafted while a prefill leg runs (sequential handoffs); null once sent. */
-  private @Nullable DraftedDecode draftedDecode;
+  /** The decode leg's draft and readied connection, made while a prefill leg runs. */
+  private final DecodePreparation decodePrep;
 
   private final ClientRelay relay;
   private long ttftNanos = -1;
@@ -143,17 +147,17 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     this.sizing = new PromptSizing(rt, request, loop, requestId);
     this.promptTokens = sizing.estimate();
     this.placement = new PricedPlacement(rt.fleet(), rt.placementCost());
-    this.trace = rt.tracing().startRequest(requestId, rt.settings().model(), routeName(),
+    this.pricing = new FirstAttemptPricing(rt.predictive());
+    this.decodePrep = new DecodePreparation(rt, request, placement, loop);
+    this.trace = rt.tracing().startRequest(requestId, rt.settings().model(), RequestRecord.routeName(request),
         request.getTraceparent(), request.getTracestate());
+    this.record = new RequestRecord(rt, ticket, request, sizing, timeline, attemptFailures, blame, trace, legLog,
+        pricing, placement);
   }
 
   /** The KV tokens a decode of this request holds at its end: prompt plus wanted output. */
   private long kvTokens() {
     return promptTokens + wantedTokens();
-  }
-
-  private String routeName() {
-    return request.getRoute() == narwhal.proto.v1.Route.ROUTE_CHAT_COMPLETIONS ? "chat" : "completions";
   }
 
   @Override
@@ -236,22 +240,15 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   }
 
   /**
-   * Predictive admission, before the first attempt's dispatch only (a retry was admitted already):
-   * prices the request on the producer placement chose and refuses it with 429 when the projected
-   * time to first token is over the budget. True when it refused (and the request has ended).
+   * Predictive admission, before the first attempt's dispatch only ({@link FirstAttemptPricing}).
+   * True when it refused (and the request has ended).
    */
   private boolean refusedOnPrice(long now) {
-    if (admissionChecked) {
+    FirstAttemptPricing.Refusal refusal = pricing.check(producer, promptTokens, (now - arrivalNanos) / 1e9);
+    if (refusal == null) {
       return false;
     }
-    admissionChecked = true;
-    admissionPrice = rt.predictive().price(producer, promptTokens, (now - arrivalNanos) / 1e9);
-    RefusalCause cause = admissionPrice == null ? null : admissionPrice.refusal(rt.predictive().budgetS());
-    if (cause == null) {
-      return false;
-    }
-    end(Terminal.REFUSED, cause.wireName(),
-        AdmissionErrors.priced(admissionPrice, cause, rt.predictive(), producer.iid(), promptTokens));
+    end(Terminal.REFUSED, refusal.reason(), refusal.error());
     return true;
   }
 
@@ -311,9 +308,9 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     ttftNanos = now - arrivalNanos;
     producerReported(handoff.promptTokens());
     state = RequestState.HANDOFF;
-    long bound = rt.settings().handoffBoundNanos();
-    if (bound > 0 && handoff.ageNanos(now) > bound) {
-      onHandoffExpired(handoff, bound, now);
+    String expired = RequestErrors.handoffExpiry(handoff, now, rt.settings().handoffBoundNanos());
+    if (expired != null) {
+      onHandoffExpired(expired);
       return;
     }
     state = RequestState.DECODE_PLACEMENT;
@@ -328,12 +325,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     timeline.decodeDispatched(now);
     String backendId = AttemptLegLog.decodeId(requestId, attempts);
     legLog.decode(attempts, consumer.iid(), backendId);
-    DraftedDecode drafted =
-        draftedDecode != null ? draftedDecode : rt.engines().draftDecode(consumer.spec(), decodeRequest());
-    // A stream lives for minutes and must not hold a copy of its request body; the rare retry
-    // after a sent decode leg drafts again.
-    draftedDecode = null;
-    DecodeCall call = rt.engines().decode(consumer.spec(), drafted, handoff, rt.settings().decodeLimits(),
+    DecodeCall call = rt.engines().decode(consumer.spec(), decodePrep.take(consumer), handoff, rt.settings().decodeLimits(),
         loop, this, trace.leg(Phase.DECODE.wireName(), consumer.iid(), attempts, backendId));
     // A leg can fail inside decode() (an invalid descriptor is rejected before anything is sent);
     // then the state has already moved on and the finished leg must not be kept.
@@ -366,7 +358,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     String decodeId = AttemptLegLog.decodeId(requestId, attempt);
     legLog.prefill(attempt, p.iid(), prefillId);
     legLog.decode(attempt, consumer.iid(), decodeId);
-    concurrent.dispatch(rt.engines(), rt.settings(), request, decodeRequest(), this,
+    concurrent.dispatch(rt.engines(), rt.settings(), request, decodePrep.decodeRequest(), this,
         trace.leg(Phase.PREFILL.wireName(), p.iid(), attempt, prefillId),
         trace.leg(Phase.DECODE.wireName(), consumer.iid(), attempt, decodeId),
         () -> state == RequestState.DECODE,
@@ -396,63 +388,16 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     if (attempt != attempts || state != RequestState.PREFILL) {
       return; // the attempt failed, or the request ended, first
     }
-    draftDecodeWhilePrefilling();
-    prepareLikelyConsumer();
+    decodePrep.whilePrefilling(producer, avoided, kvTokens());
   }
 
-  /**
-   * The decode request is drafted as soon as the prefill leg is under way (right after its request
-   * is written, on a pooled connection), in the producer's dialect: the engine prefills for
-   * milliseconds, during which the router is otherwise idle, and what the draft holds (the whole
-   * decode body but the handoff) is then off the path from the prefill answer to the decode
-   * request. A retry after a failed prefill reuses the draft; once a decode leg is sent the draft
-   * is let go, so a stream holds no copy of its request body.
-   */
-  private void draftDecodeWhilePrefilling() {
-    if (draftedDecode == null) { // a retry after a failed prefill keeps the first attempt's draft
-      draftedDecode = rt.engines().draftDecode(producer.spec(), decodeRequest());
-    }
-  }
-
-  /**
-   * Readies a connection to the engine decode placement would pick now, also while the prefill
-   * runs: where the pool keeps none idle for it (an engine that closes each stream, a pool gone
-   * cold, TLS), the connect and its handshake are then off the path from the prefill answer to
-   * the decode request. A guess only: placement is made again at the answer, with the loads of
-   * then, and a connection readied for an engine it does not pick waits in the pool for a later
-   * request or its idle timeout.
-   */
-  private void prepareLikelyConsumer() {
-    EngineState likely = placement.likelyDecode(producer.iid(), avoided, loop.nanoTime(), kvTokens());
-    if (likely != null) {
-      rt.engines().prepareDecode(likely.spec(), rt.settings().decodeLimits(), loop);
-    }
-  }
-
-  /**
-   * The decode leg always streams, so first-token and silence timeouts can be enforced; for a
-   * non-streaming client the router assembles the answer and asks for usage to report it.
-   */
-  private CompletionRequest decodeRequest() {
-    if (request.getStream()) {
-      return request;
-    }
-    return request.toBuilder()
-        .setStream(true)
-        .setStreamOptions(StreamOptions.newBuilder().setIncludeUsage(true))
-        .build();
-  }
-
-  private void onHandoffExpired(PrefillResult handoff, long bound, long now) {
-    String message = "KV handoff expired before decode dispatch: it was "
-        + Durations.describe(handoff.ageNanos(now)) + " old, over the bound of " + Durations.describe(bound);
+  private void onHandoffExpired(String message) {
     attemptFailures.add(attempts, "prefill", producer.iid(), "handoff_expired", message);
     legLog.failed(attempts);
     // A retry gets a new handoff, preferably from another producer; the expired one is abandoned.
     avoided.add(producer.iid());
     if (!retryIfPermitted(true)) {
-      RouterError err = RouterError.of(504, "handoff_expired", "handoff_expired", message);
-      end(Terminal.EXPIRED, "handoff", err);
+      end(Terminal.EXPIRED, "handoff", RequestErrors.handoffExpired(message));
     }
   }
 
@@ -588,13 +533,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
 
   /** No engine in placement can run {@code phase}: avoidances alone never get here ({@code Fleet}). */
   private void failNoEngine(String phase) {
-    String first = blame.firstFailedIid();
-    String message = first == null
-        ? "no " + phase + " engine is available"
-        : "no " + phase + " engine is in placement for this request's retry, which followed a failure on engine "
-            + first;
-    end(Terminal.FAILED, "no_engine",
-        RouterError.of(503, "backend_unavailable", "backend_unavailable", message).withRetryAfter(1));
+    end(Terminal.FAILED, "no_engine", RequestErrors.noEngine(phase, blame.firstFailedIid()));
   }
 
   /** The producer a decode failure names to the breaker (its probe goes through it); else null. */
@@ -615,22 +554,8 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     if (state == RequestState.DONE) {
       return;
     }
-    String deadlineLimit = deadlineLimit();
-    if (state == RequestState.RELAY) {
-      end(Terminal.EXPIRED, "deadline", RouterError.of(504, "decode", "request_expired",
-          "request deadline of " + deadlineLimit + " passed after " + TokenCounts.describe(tokens)));
-    } else {
-      end(Terminal.EXPIRED, "deadline", RouterError.of(504, "request_expired", "request_expired",
-          "request deadline of " + deadlineLimit + " passed before the first token"));
-    }
-  }
-
-  /**
-   * What bounded the request, for the 504: "600 s (serving.request_timeout_s)". Spelled out only
-   * when a deadline passes, not on every request's way to its first token.
-   */
-  private String deadlineLimit() {
-    return deadline.describe(arrivalNanos);
+    end(Terminal.EXPIRED, "deadline",
+        RequestErrors.deadlinePassed(deadline, arrivalNanos, state == RequestState.RELAY, tokens));
   }
 
   @Override
@@ -705,37 +630,8 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
 
   private RequestOutcome outcome(
       Terminal terminal, @Nullable String reason, @Nullable RouterError error, RequestState endedIn) {
-    long now = loop.nanoTime();
-    PromptSizing.Sized sized = sizing.sized();
-    // The best count known: the router's exact one, else the engine's usage, else the estimate.
-    Long inputLen = sized == PromptSizing.Sized.EXACT ? Long.valueOf(promptTokens)
-        : enginePromptTokens != null ? enginePromptTokens
-        : sized != null ? Long.valueOf(promptTokens) : null;
-    Long wantedLen = request.hasMaxCompletionTokens() ? Long.valueOf(request.getMaxCompletionTokens())
-        : request.hasMaxTokens() ? Long.valueOf(request.getMaxTokens()) : null;
-    return RequestOutcome.builder(requestId, terminal)
-        .frontEnd(ticket.arrival().frontEnd().wireName())
-        .tenant(ticket.caller().tenant())
-        .clientRid(request.getClientRequestId())
-        .arrived(rt.arrivalEpochSeconds(arrivalNanos, now))
-        .request(routeName(), request.getStream(), inputLen, wantedLen)
-        .outputLen(tokens)
-        .latency(ttftNanos < 0 ? null : ttftNanos, firstByteNanos < 0 ? null : firstByteNanos,
-            timeline.tpotNanos(), timeline.decodeTpotNanos())
-        .placement(producer == null ? null : producer.iid(), consumer == null ? null : consumer.iid())
-        .reason(reason)
-        .error(error)
-        .attempts(attempts, timeline.decodeAttempts(), attemptFailures.entries())
-        .retryChain(blame.firstFailedIid(), blame.poisoned())
-        .timing(ticket.seat().queueWaitNanos(now), timeline.routerOverheadNanos(),
-            now - arrivalNanos, timeline.upstreamNanos())
-        .cancelledPhase(terminal == Terminal.CANCELLED ? endedIn.cancelledPhase() : null)
-        .legs(trace.traceId(), legLog.entries(terminal))
-        .inputSized(sized == null ? null : sized.wireName())
-        .admissionPrice(admissionPrice == null ? null : admissionPrice.journalFields())
-        // A refused request was priced but never placed: nothing of it ran unserved.
-        .unserved(terminal == Terminal.REFUSED ? List.of() : placement.unserved())
-        .build();
+    return record.build(terminal, reason, error, endedIn, new RequestRecord.Progress(promptTokens, enginePromptTokens,
+        tokens, ttftNanos, firstByteNanos, producer, consumer, attempts));
   }
 
   private void recordAttemptFailure(EngineFailure f) {

@@ -146,6 +146,8 @@ public abstract class AdapterConformanceSuite {
       assertThat(o.completed()).as("completed with [DONE]; client saw %s", o.log()).isTrue();
       assertThat(o.tokens()).isEqualTo(expected(MAX_TOKENS));
       Verdicts.legsAndHandoff(b);
+      // The row is written on the loop just after the client hears the end: wait for it.
+      Poll.until(adapter.timeouts().settle(), () -> !b.journal.rows().isEmpty(), () -> "the journal row");
       assertThat(b.journal.rows()).singleElement().satisfies(row -> assertThat(row).containsEntry("terminal", "completed"));
     }
 
