@@ -33,6 +33,12 @@ final class RefusedRequest implements RequestHandle {
     cancelled = true;
   }
 
+  /** Nothing runs to stop: the refusal was recorded when it was made, and is all the row says. */
+  @Override
+  public void abort(RouterError error, String reason) {
+    cancelled = true;
+  }
+
   @Override
   public void clientWritable() {}
 }
