@@ -7,8 +7,6 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import narwhal.bench.cpu.CpuList;
@@ -172,14 +170,6 @@ public final class Bench {
       spec.commandLine().getOut().flush();
       return 0;
     }
-  }
-
-  /** {@code base/<prefix><yyyyMMdd-HHmmss>}, created with its {@code logs} folder. */
-  public static Path resultsDir(Path base, String prefix) throws IOException {
-    String ts = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
-    Path dir = base.resolve(prefix + ts);
-    Files.createDirectories(dir.resolve("logs"));
-    return dir;
   }
 
   /** The java binary and classpath child JVMs use, and facts about this process. */

@@ -1,5 +1,6 @@
 package narwhal.bench;
 
+import narwhal.bench.report.ResultsDirectory;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
@@ -115,7 +116,7 @@ final class CeilingCommand implements Callable<Integer> {
     }
     // What bin/narwhal runs (bin/jvm.options, whose heap is capped at 512 MiB), as the sweep does.
     String routerOpts = RouterJvmOptions.choose(routerJavaOpts, repo).options();
-    Path dir = Bench.resultsDir(outDir, "ceiling-");
+    Path dir = ResultsDirectory.create(outDir, "ceiling-");
     Stack.Settings settings = new Stack.Settings(prefillEngines, decodeEngines, sim,
         FlagValues.words(engineJavaOpts), routerOpts, streams + 1000, true, false, "nginx",
         "auto", 19_000, repo, routerJar, dir,

@@ -1,5 +1,6 @@
 package narwhal.bench;
 
+import narwhal.bench.report.ResultsDirectory;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -86,7 +87,7 @@ final class SweepCommand {
     Path repo = f.repo;
     RouterJvmOptions routerOptions = RouterJvmOptions.choose(f.routerJavaOpts, repo);
     Pinning pinning = f.pinning();
-    Path dir = Bench.resultsDir(f.out, profile ? "profile-" : "");
+    Path dir = ResultsDirectory.create(f.out, profile ? "profile-" : "");
 
     Stack.log("CPU placement: " + pinning.describe());
     if (!pinning.pinned() && !pinning.note().equals("--pin off")) {

@@ -35,6 +35,11 @@ import org.jspecify.annotations.Nullable;
  * drives the next step at a time: a timer, the step loop's next token, a queued step (a token
  * already produced), writability, or the SGLang rendezvous.
  *
+ * <p>Why one class of about 480 lines: it is one response's state machine, and every driver of
+ * the next step (a timer, the step loop, writability, the rendezvous, a fault) must pass the same
+ * one-driver-at-a-time guard; split across classes, that guard could not be read in one place.
+ * The faults' parsing, the timing models and the bodies live elsewhere.
+ *
  * <p>Confined to the channel's event loop.
  */
 final class Generation {

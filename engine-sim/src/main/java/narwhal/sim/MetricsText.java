@@ -1,6 +1,6 @@
 package narwhal.sim;
 
-import narwhal.sim.gpu.EngineLoad;
+import narwhal.sim.gpu.StepLoad;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -14,7 +14,7 @@ final class MetricsText {
 
   private MetricsText() {}
 
-  static String render(SimOptions options, SimStats stats, @Nullable EngineLoad gpu) {
+  static String render(SimOptions options, SimStats stats, @Nullable StepLoad gpu) {
     String labels = "model_name=\"" + escape(options.model()) + "\",engine=\"0\"";
     double running = gpu != null ? gpu.running() : stats.activeRequests();
     // A request held by delay-headers has not reached the engine's scheduler yet, but waits all the same.

@@ -26,7 +26,7 @@ import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import narwhal.sim.gpu.EngineLoad;
+import narwhal.sim.gpu.StepLoad;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -193,7 +193,7 @@ public final class SimEngine implements AutoCloseable {
   }
 
   /** Gpu timing mode: the step loop's running, waiting, KV and preemption counts; null in the simple mode. */
-  public @Nullable EngineLoad gpuLoad() {
+  public @Nullable StepLoad gpuLoad() {
     return state.gpu == null ? null : state.gpu.load();
   }
 

@@ -36,7 +36,8 @@ class KvEventsWireTest {
   void aPrefill_publishesBlockStored_asThreeFrames_withTheMapEncoding() throws Exception {
     try (SimEngine engine = start(KvEventsSettings.Encoding.MAP); ZContext ctx = new ZContext()) {
       ZMQ.Socket sub = subscribe(ctx, engine);
-      List<byte[]> frames = sendUntilMessage(engine, sub);
+      Received received = sendUntilMessage(engine, sub);
+      List<byte[]> frames = received.frames();
       assertThat(frames).hasSize(3);
       assertThat(new String(frames.get(0), StandardCharsets.UTF_8)).isEqualTo("kv-events");
       assertThat(ByteBuffer.wrap(frames.get(1)).getLong()).isGreaterThanOrEqualTo(0);
@@ -50,7 +51,7 @@ class KvEventsWireTest {
       assertThat(map.get(v("block_hashes")).asArrayValue().size()).isEqualTo(2); // 9 words: 2 blocks of 4
       assertThat(map.get(v("parent_block_hash")).isNilValue()).isTrue();
       assertThat(map.get(v("token_ids")).asArrayValue().get(0).asIntegerValue().asInt())
-          .isEqualTo(SimEngine.tokenIds(PROMPT)[0]);
+          .isEqualTo(SimEngine.tokenIds(received.prompt())[0]);
       assertThat(map.get(v("block_size")).asIntegerValue().asInt()).isEqualTo(4);
       assertThat(map.get(v("medium")).asStringValue().asString()).isEqualTo("GPU");
     }
@@ -60,7 +61,7 @@ class KvEventsWireTest {
   void theArrayEncoding_isVllmsOlderTaggedArray() throws Exception {
     try (SimEngine engine = start(KvEventsSettings.Encoding.ARRAY); ZContext ctx = new ZContext()) {
       ZMQ.Socket sub = subscribe(ctx, engine);
-      Value batch = unpack(sendUntilMessage(engine, sub).get(2));
+      Value batch = unpack(sendUntilMessage(engine, sub).frames().get(2));
       Value event = batch.asArrayValue().get(1).asArrayValue().get(0);
       assertThat(event.isArrayValue()).isTrue();
       assertThat(event.asArrayValue().get(0).asStringValue().asString()).isEqualTo("BlockStored");
@@ -115,14 +116,18 @@ class KvEventsWireTest {
     return sub;
   }
 
+  /** The first KV event message a subscriber received, and the prompt whose prefill published it. */
+  private record Received(String prompt, List<byte[]> frames) {}
+
   /**
-   * PUB/SUB drops what is sent before the subscription lands: send distinct prompts until one
-   * arrives (for up to 30 s: a loaded machine can be slow to connect).
+   * PUB/SUB drops what is sent before the subscription lands: send prompts until one's events
+   * arrive (for up to 30 s: a loaded machine can be slow to connect). Each prompt differs from the
+   * others in its first word, so each fills blocks the cache has never held and publishes anew.
    */
-  private static List<byte[]> sendUntilMessage(SimEngine engine, ZMQ.Socket sub) {
+  private static Received sendUntilMessage(SimEngine engine, ZMQ.Socket sub) {
     long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
     for (int i = 0; System.nanoTime() < deadline; i++) {
-      String prompt = i == 0 ? PROMPT : PROMPT + " extra" + i;
+      String prompt = i == 0 ? PROMPT : "again" + i + PROMPT.substring(PROMPT.indexOf(' '));
       SimHttp.post(engine, "/v1/completions", SimHttp.completion(prompt, 1, false));
       byte[] first = sub.recv(0);
       if (first != null) {
@@ -131,7 +136,7 @@ class KvEventsWireTest {
         while (sub.hasReceiveMore()) {
           frames.add(sub.recv(0));
         }
-        return frames;
+        return new Received(prompt, frames);
       }
     }
     throw new AssertionError("no KV event message arrived");

@@ -92,18 +92,7 @@ final class SimHttp {
    * socket buffer.
    */
   static void await(String what, BooleanSupplier condition) {
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      try {
-        Thread.sleep(5);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
-      }
-    }
+    narwhal.testing.Poll.until(what, Duration.ofSeconds(30), condition);
   }
 
   /** A completion body: {@code {"model":..,"prompt":..,"max_tokens":n,"stream":s} + extra}. */

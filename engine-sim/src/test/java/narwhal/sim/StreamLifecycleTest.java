@@ -134,10 +134,6 @@ class StreamLifecycleTest {
   }
 
   private static void sleepQuietly(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    narwhal.testing.Poll.pause(millis);
   }
 }

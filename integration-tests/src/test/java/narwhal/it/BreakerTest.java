@@ -108,7 +108,7 @@ class BreakerTest {
       for (int i = 0; i < 4; i++) {
         assertThat(fleet.client.post("/v1/completions", body("while d1 is out " + i)).statusCode()).isEqualTo(200);
       }
-      Thread.sleep(300);
+      narwhal.testing.Poll.pause(300);
       assertThat(d1.condition()).as("health checks keep a dead engine out").isEqualTo(EngineCondition.EJECTED);
 
       try (SimEngine restarted = SimEngine.start(engine.options().toBuilder().port(port).build())) {

@@ -108,14 +108,14 @@ class ChaosSoakTest {
   /** Freezes d0 from a third of the run for a third of it (at most 4 s), then resumes it. */
   private static void freezeOneDecodeEngineMidway(SimEngine engine, long seconds) throws InterruptedException {
     long third = TimeUnit.SECONDS.toMillis(seconds) / 3;
-    Thread.sleep(third);
+    narwhal.testing.Poll.pause(third);
     engine.freeze();
     try {
-      Thread.sleep(Math.min(third, 4000));
+      narwhal.testing.Poll.pause(Math.min(third, 4000));
     } finally {
       engine.resume();
     }
-    Thread.sleep(TimeUnit.SECONDS.toMillis(seconds) - third - Math.min(third, 4000));
+    narwhal.testing.Poll.pause(TimeUnit.SECONDS.toMillis(seconds) - third - Math.min(third, 4000));
   }
 
   /** Sends one request; returns why its answer is malformed, or null. */
@@ -141,7 +141,7 @@ class ChaosSoakTest {
           .getBytes(StandardCharsets.US_ASCII));
       out.write(body);
       out.flush();
-      Thread.sleep(req.disconnectAfterMillis());
+      narwhal.testing.Poll.pause(req.disconnectAfterMillis());
       if (req.disconnectAfterMillis() % 2 == 1) {
         socket.setSoLinger(true, 0);
       }
@@ -163,7 +163,7 @@ class ChaosSoakTest {
       if (rows.size() >= sent.size() || System.nanoTime() > deadline) {
         break;
       }
-      Thread.sleep(20);
+      narwhal.testing.Poll.pause(20);
     }
     List<String> missing = sent.stream().map(ChaosRequest::toString)
         .filter(s -> !rows.containsKey(s.substring(0, s.indexOf(' ')))).limit(20).toList();
@@ -180,7 +180,7 @@ class ChaosSoakTest {
     int inFlight;
     long engineStreams;
     do {
-      Thread.sleep(20);
+      narwhal.testing.Poll.pause(20);
       inFlight = RouterClient.json(fleet.client.get("/narwhal/state").body()).path("admission").path("in_flight")
           .asInt(-1);
       engineStreams = fleet.fleet.engines().stream().mapToLong(e -> e.stats().activeStreams()).sum();
@@ -199,7 +199,7 @@ class ChaosSoakTest {
       if (r.status() == 200 && r.endsWithDone()) {
         break;
       }
-      Thread.sleep(250);
+      narwhal.testing.Poll.pause(250);
     }
     assertThat(r.status()).as(r.raw()).isEqualTo(200);
     assertThat(r.text()).isEqualTo(SimEngine.expectedText(0, prompt, 8));

@@ -199,10 +199,12 @@ class GrpcFailureSemanticsTest {
   @Test
   void noEngineLeft_isUnavailable_withRetryAfterInTrailers() throws InterruptedException {
     // Nothing of the role in placement: the only prefill engine is down and liveness took it out.
-    // An advisory controller: otherwise its empty-role fallback may give d0 both roles before the
-    // request arrives (a race the test would lose on a loaded machine).
+    // Both engines are pinned: otherwise the role controller, which runs every 50 ms here, may
+    // rightly let the decode engine take the prefill role too before the request arrives (a race
+    // the test used to win only by being quick).
     try (RoutedFleet small = RoutedFleet.start(1, 1, RoutedFleet.fastEngines().build(),
-            c -> c.withController(c.controller().withMonitorIntervalS(0.05).withAdvisory(true))
+            c -> c.withEngines(c.engines().stream().map(e -> e.withPin(true)).toList())
+                .withController(c.controller().withMonitorIntervalS(0.05))
                 .withRecovery(c.recovery().withLivenessEvery(1).withLivenessMisses(1).withReadmitEvery(100000))
                 .withServing(c.serving().withMaxAttempts(3).withRetryBackoff(0.001, 0.01)), null);
         GrpcRouterClient client = new GrpcRouterClient(small.router.grpcPort())) {

@@ -45,11 +45,8 @@ class GrpcNodeInteropTest {
 
       // The deadline and the cancellation each closed their decode stream, and nothing is held.
       SimEngine decode = fleet.engine("d0");
-      long until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-      while ((decode.stats().activeStreams() > 0 || decode.stats().cancelledStreams() < 2)
-          && System.nanoTime() < until) {
-        Thread.sleep(5);
-      }
+      narwhal.testing.Poll.until("both decode streams cancelled", Duration.ofSeconds(5),
+          () -> decode.stats().activeStreams() == 0 && decode.stats().cancelledStreams() >= 2);
       assertThat(decode.stats().cancelledStreams()).isGreaterThanOrEqualTo(2);
       assertThat(decode.stats().activeStreams()).isZero();
       fleet.assertReservationsReturnToZero();

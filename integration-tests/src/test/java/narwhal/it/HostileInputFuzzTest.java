@@ -180,7 +180,7 @@ class HostileInputFuzzTest {
       if (missing.isEmpty()) {
         break;
       }
-      Thread.sleep(20);
+      narwhal.testing.Poll.pause(20);
     } while (System.nanoTime() < deadline);
     assertThat(missing).as("rids answered but not journalled").isEmpty();
     assertThat(routerRids.stream().filter(rid -> counts.get(rid) != 1).toList()).as("rids journalled twice").isEmpty();
@@ -201,7 +201,7 @@ class HostileInputFuzzTest {
           if (piece.equals("@close")) {
             socket.shutdownOutput();
           } else if (piece.startsWith("@")) {
-            Thread.sleep(Long.parseLong(piece.substring(1)));
+            narwhal.testing.Poll.pause(Long.parseLong(piece.substring(1)));
           } else {
             out.write(piece.getBytes(StandardCharsets.ISO_8859_1));
             out.flush();

@@ -43,21 +43,9 @@ final class JournalFile {
 
   /** The request rows, once there are {@code n} of them (waits up to 10 s for the writer). */
   List<JsonNode> awaitRequestRows(int n) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    List<JsonNode> requests = List.of();
-    while (System.nanoTime() < deadline) {
-      requests = rows().stream().filter(r -> r.path("kind").asText().equals("request")).toList();
-      if (requests.size() >= n) {
-        return requests;
-      }
-      try {
-        Thread.sleep(10);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        break;
-      }
-    }
-    throw new AssertionError("expected " + n + " request rows in " + path + ", got " + requests);
+    narwhal.testing.Poll.until(java.time.Duration.ofSeconds(10), () -> requestRows().size() >= n,
+        () -> "expected " + n + " request rows in " + path + ", got " + requestRows());
+    return requestRows();
   }
 
   /** The request row with router id {@code rid}. */
@@ -73,23 +61,12 @@ final class JournalFile {
 
   /** The first request row matching {@code which}, waiting for the writer (up to 10 s). */
   JsonNode awaitRow(String what, Predicate<JsonNode> which) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (true) {
-      List<JsonNode> requests = rows().stream().filter(r -> r.path("kind").asText().equals("request")).toList();
-      for (JsonNode row : requests) {
-        if (which.test(row)) {
-          return row;
-        }
-      }
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("no journal row for " + what + " in " + path + ": " + requests);
-      }
-      try {
-        Thread.sleep(10);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError("interrupted waiting for the journal row for " + what, e);
-      }
-    }
+    narwhal.testing.Poll.until(java.time.Duration.ofSeconds(10), () -> requestRows().stream().anyMatch(which),
+        () -> "no journal row for " + what + " in " + path + ": " + requestRows());
+    return requestRows().stream().filter(which).findFirst().orElseThrow();
+  }
+
+  private List<JsonNode> requestRows() {
+    return rows().stream().filter(r -> r.path("kind").asText().equals("request")).toList();
   }
 }

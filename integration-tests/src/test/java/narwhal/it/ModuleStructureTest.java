@@ -32,6 +32,11 @@ import org.junit.jupiter.api.Test;
  * dependency rules the architecture promises. Read from the compiled classes with the JDK's
  * {@code jdeps}, so a new import that breaks a rule fails the build where it is made.
  *
+ * <p>jdeps reads class constants only; a class literal inside an annotation (picocli's {@code
+ * subcommands = X.class}) is stored as a descriptor string, which it misses. {@link
+ * ClassFileReferences} reads those from every class file's constant pool, and their edges join
+ * jdeps' before any rule is checked.
+ *
  * <p>Every main module reaches this test's class path through the test-scoped dependencies of
  * integration-tests (bench included); the JMH module is a benchmark harness and is left out.
  */
@@ -45,6 +50,8 @@ class ModuleStructureTest {
   /** Narwhal package → the Narwhal packages it uses. */
   private static Map<String, Set<String>> edges;
   private static Map<String, String> moduleOfPackage;
+  /** Top-level hand-written main class simple name → every fully qualified class with that name. */
+  private static Map<String, Set<String>> classesBySimpleName;
 
   @BeforeAll
   static void readTheModules() {
@@ -66,6 +73,52 @@ class ModuleStructureTest {
     uses.forEach((from, tos) -> tos.stream().filter(to -> to.startsWith("narwhal."))
         .forEach(to -> edges.computeIfAbsent(from, k -> new TreeSet<>()).add(to)));
     assertThat(edges).as("jdeps found the packages' dependencies").containsKey("narwhal.core.request");
+    classesBySimpleName = new TreeMap<>();
+    for (Path module : modules) {
+      forEachClass(module, (name, bytes) -> {
+        String from = ClassFileReferences.packageOf(name);
+        for (String ref : ClassFileReferences.of(bytes)) {
+          String to = ClassFileReferences.packageOf(ref);
+          if (!to.equals(from)) {
+            edges.computeIfAbsent(from, k -> new TreeSet<>()).add(to);
+          }
+        }
+        String simple = name.substring(name.lastIndexOf('/') + 1);
+        // Generated code (Protobuf messages, the gRPC stub) is named by the .proto files.
+        boolean generated = name.startsWith("narwhal/proto/") || name.startsWith("narwhal/grpc/v1/");
+        if (!simple.contains("$") && !simple.equals("package-info") && !generated) {
+          classesBySimpleName.computeIfAbsent(simple, k -> new TreeSet<>()).add(name.replace('/', '.'));
+        }
+      });
+    }
+  }
+
+  @Test
+  void classLiteralsInAnnotationsAreDependenciesToo() throws IOException {
+    // A @Command(subcommands = ...) class literal, as in the bench harness before its cycle was broken.
+    try (var in = ModuleStructureTest.class.getResourceAsStream("ModuleStructureTest$Annotated.class")) {
+      assertThat(ClassFileReferences.of(in)).contains("narwhal/it/ClassFileReferences");
+    }
+  }
+
+  @java.lang.annotation.Retention(java.lang.annotation.RetentionPolicy.RUNTIME)
+  @interface Names {
+    Class<?>[] value();
+  }
+
+  @Names(ClassFileReferences.class)
+  static final class Annotated {}
+
+  @Test
+  void noTwoMainClassesShareASimpleName() {
+    Map<String, Set<String>> shared = new TreeMap<>();
+    classesBySimpleName.forEach((simple, classes) -> {
+      if (classes.size() > 1) {
+        shared.put(simple, classes);
+      }
+    });
+    assertThat(shared).as("main classes whose simple names clash (a reader, a stack trace or a search cannot tell them apart)")
+        .isEmpty();
   }
 
   @Test
@@ -165,6 +218,40 @@ class ModuleStructureTest {
     }
     out.removeIf(p -> !p.startsWith("narwhal"));
     return out;
+  }
+
+  /** A class file's name ({@code narwhal/a/B}, no extension) and its bytes. */
+  private interface ClassVisitor {
+    void visit(String internalName, java.io.InputStream bytes) throws IOException;
+  }
+
+  private static void forEachClass(Path module, ClassVisitor visitor) {
+    try {
+      if (Files.isDirectory(module)) {
+        try (Stream<Path> files = Files.walk(module)) {
+          for (Path f : (Iterable<Path>) files.filter(f -> f.toString().endsWith(".class"))::iterator) {
+            String name = module.relativize(f).toString().replace(java.io.File.separatorChar, '/');
+            if (name.startsWith("narwhal/")) {
+              try (var in = Files.newInputStream(f)) {
+                visitor.visit(name.substring(0, name.length() - ".class".length()), in);
+              }
+            }
+          }
+        }
+      } else {
+        try (ZipFile zip = new ZipFile(module.toFile())) {
+          for (var e : java.util.Collections.list(zip.entries())) {
+            if (e.getName().startsWith("narwhal/") && e.getName().endsWith(".class")) {
+              try (var in = zip.getInputStream(e)) {
+                visitor.visit(e.getName().substring(0, e.getName().length() - ".class".length()), in);
+              }
+            }
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   private static Map<String, Set<String>> packageEdges(List<Path> modules) {

@@ -105,14 +105,10 @@ final class RoutedFleet implements AutoCloseable {
 
   /** Waits (bounded) until no reservation is held: every request released what it took. */
   void assertReservationsReturnToZero() {
-    long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-    while (System.nanoTime() < deadline && residentWork() > 0) {
-      try {
-        Thread.sleep(5); // a spin would take a core from the event loops being waited on
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError("interrupted while waiting for reservations", e);
-      }
+    try {
+      narwhal.testing.Poll.until("reservations released", Duration.ofSeconds(5), () -> residentWork() == 0);
+    } catch (AssertionError e) {
+      // The counts below say which reservation is still held.
     }
     assertThat(router.router().fleet().totalResidentPrefill()).as("resident prefill").isZero();
     assertThat(router.router().fleet().totalResidentDecode()).as("resident decode").isZero();

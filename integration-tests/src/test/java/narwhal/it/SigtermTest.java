@@ -52,22 +52,21 @@ class SigtermTest {
   }
 
   private static void awaitMetric(RouterClient client, String line) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!client.get("/metrics").body().contains("\n" + line + "\n")) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("/metrics never showed " + line);
-      }
-      Thread.sleep(5);
-    }
+    narwhal.testing.Poll.until("/metrics to show " + line, java.time.Duration.ofSeconds(10),
+        () -> get(client, "/metrics").body().contains("\n" + line + "\n"));
   }
 
   private static void awaitStatus(RouterClient client, String path, int status) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (client.get(path).statusCode() != status) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError(path + " never answered " + status);
-      }
-      Thread.sleep(5);
+    narwhal.testing.Poll.until(path + " to answer " + status, java.time.Duration.ofSeconds(10),
+        () -> get(client, path).statusCode() == status);
+  }
+
+  /** A GET whose failure fails the wait (Poll's condition cannot throw checked exceptions). */
+  private static java.net.http.HttpResponse<String> get(RouterClient client, String path) {
+    try {
+      return client.get(path);
+    } catch (Exception e) {
+      throw new AssertionError("GET " + path + " failed", e);
     }
   }
 }

@@ -5,9 +5,10 @@ import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
 
 /**
- * The prompt's size an OpenAI-style engine reports in a whole (non-streaming) answer: its {@code
- * usage.prompt_tokens}. Read with the streaming parser, skipping everything else, because the
- * router reads it from every prefill answer and needs nothing else from the body here.
+ * What an OpenAI-style engine reports of the prompt in a whole (non-streaming) answer: its {@code
+ * usage.prompt_tokens} and {@code usage.prompt_tokens_details.cached_tokens}. Read with the
+ * streaming parser, skipping everything else, because the router reads them from every prefill
+ * answer and needs nothing else from the body here.
  */
 public final class AnswerUsage {
 
@@ -53,7 +54,7 @@ public final class AnswerUsage {
         String name = p.currentName();
         JsonToken value = p.nextToken();
         if ("usage".equals(name) && value == JsonToken.START_OBJECT) {
-          return cachedIn(p);
+          return countsOf(p).cachedTokens();
         }
         p.skipChildren();
       }
@@ -61,27 +62,6 @@ public final class AnswerUsage {
     } catch (IOException | RuntimeException e) {
       return -1;
     }
-  }
-
-  private static long cachedIn(JsonParser p) throws IOException {
-    while (p.nextToken() == JsonToken.FIELD_NAME) {
-      String name = p.currentName();
-      JsonToken value = p.nextToken();
-      if ("prompt_tokens_details".equals(name) && value == JsonToken.START_OBJECT) {
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-          String detail = p.currentName();
-          JsonToken v = p.nextToken();
-          if ("cached_tokens".equals(detail)) {
-            return v == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER
-                && p.getLongValue() >= 0 ? p.getLongValue() : -1;
-          }
-          p.skipChildren();
-        }
-        return -1;
-      }
-      p.skipChildren();
-    }
-    return -1;
   }
 
   private static long promptTokensIn(JsonParser p) throws IOException {
@@ -95,5 +75,54 @@ public final class AnswerUsage {
       p.skipChildren();
     }
     return 0;
+  }
+
+  /**
+   * What a {@code usage} object reports of the prompt.
+   *
+   * @param promptTokens {@code prompt_tokens}, or 0 when missing or not a non-negative integer
+   * @param cachedTokens {@code prompt_tokens_details.cached_tokens}, or -1 when not reported
+   */
+  public record Counts(long promptTokens, long cachedTokens) {
+    /** An answer without usage. */
+    public static final Counts NONE = new Counts(0, -1);
+  }
+
+  /**
+   * The counts of the {@code usage} object whose {@code START_OBJECT} {@code p} has just read,
+   * consuming the object to its end, for a caller reading the rest of the answer in the same pass.
+   */
+  public static Counts countsOf(JsonParser p) throws IOException {
+    long tokens = 0;
+    long cached = -1;
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String name = p.currentName();
+      JsonToken value = p.nextToken();
+      if ("prompt_tokens".equals(name) && value == JsonToken.VALUE_NUMBER_INT
+          && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER) {
+        tokens = Math.max(0, p.getLongValue());
+      } else if ("prompt_tokens_details".equals(name) && value == JsonToken.START_OBJECT) {
+        cached = cachedIn(p);
+      } else {
+        p.skipChildren();
+      }
+    }
+    return new Counts(tokens, cached);
+  }
+
+  /** {@code cached_tokens} of the details object {@code p} is in, consuming it to its end; -1 when absent. */
+  private static long cachedIn(JsonParser p) throws IOException {
+    long cached = -1;
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String detail = p.currentName();
+      JsonToken v = p.nextToken();
+      if ("cached_tokens".equals(detail) && v == JsonToken.VALUE_NUMBER_INT
+          && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER && p.getLongValue() >= 0) {
+        cached = p.getLongValue();
+      } else {
+        p.skipChildren();
+      }
+    }
+    return cached;
   }
 }

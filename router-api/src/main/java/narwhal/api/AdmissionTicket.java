@@ -1,94 +1,159 @@
 package narwhal.api;
 
+import narwhal.proto.v1.CompletionRequest;
+import narwhal.time.Deadline;
 import narwhal.time.Scheduler;
-import org.jspecify.annotations.Nullable;
 
 /**
- * A request's admission, taken by the front-end as soon as the request arrives (for HTTP, when
- * its headers arrive, before the body is read) with {@link CompletionService#admit}.
+ * A request's admission, from {@link CompletionService#admit}: either {@link Refused} (answer its
+ * error at once; the service has recorded it) or {@link Admitted} (seated, or queued for a seat).
+ * Sealed: a front-end handles exactly these two, and a service only ever gets back a ticket it
+ * issued.
  *
- * <p>Exactly one of these follows, once, and each ends the ticket: the front-end answers a {@link
- * #refusal()} (the core has already recorded it); or it calls {@link #invalid} for a body it
- * refuses, {@link #abandon()} when the client leaves before the request could be submitted,
- * {@link #expired} when the request's time ran out before it could be submitted, or hands the
- * ticket to {@link CompletionService#submit(AdmissionTicket,
- * narwhal.proto.v1.CompletionRequest, ClientSink)}, after which the core owns it. Call only from
- * {@link #loop()}.
+ * <p>An admitted ticket ends exactly once: the front-end hands it to {@link
+ * CompletionService#submit} with the request it read, after which the service owns it; or it
+ * ends it with {@link Admitted#invalid} (the body was refused), {@link Admitted#abandon} (the
+ * client left before the request could be submitted) or {@link Admitted#expired} (its deadline
+ * passed first). Call only from the arrival's loop.
  */
-public interface AdmissionTicket {
+public sealed interface AdmissionTicket permits AdmissionTicket.Admitted, AdmissionTicket.Refused {
 
-  /** The router's id for the request, known from arrival (the {@code x-request-id} header). */
-  String requestId();
+  /** What the front-end knew at arrival. */
+  Arrival arrival();
+
+  /** The request's deadline, computed once at admission; see {@link Deadline}. */
+  Deadline deadline();
+
+  /** The router's id for the request (the {@code x-request-id} header). */
+  default String requestId() {
+    return arrival().requestId();
+  }
 
   /** The request's scheduler (its event loop). */
-  Scheduler loop();
+  default Scheduler loop() {
+    return arrival().loop();
+  }
 
-  /** {@code loop().nanoTime()} at arrival; the request's deadline and latencies count from here. */
-  long arrivalNanos();
+  /** Admission refused the request (429 at a limit, 503 draining); the service recorded it. */
+  final class Refused implements AdmissionTicket {
+    private final Arrival arrival;
+    private final Deadline deadline;
+    private final RouterError error;
+
+    public Refused(Arrival arrival, Deadline deadline, RouterError error) {
+      this.arrival = arrival;
+      this.deadline = deadline;
+      this.error = error;
+    }
+
+    @Override
+    public Arrival arrival() {
+      return arrival;
+    }
+
+    @Override
+    public Deadline deadline() {
+      return deadline;
+    }
+
+    /** The error to answer. */
+    public RouterError error() {
+      return error;
+    }
+  }
+
+  /** Admitted: seated, or queued for a seat until the deadline. */
+  final class Admitted implements AdmissionTicket {
+    private final Arrival arrival;
+    private final Deadline deadline;
+    private final Owner owner;
+    private boolean settled;
+
+    public Admitted(Arrival arrival, Deadline deadline, Owner owner) {
+      this.arrival = arrival;
+      this.deadline = deadline;
+      this.owner = owner;
+    }
+
+    @Override
+    public Arrival arrival() {
+      return arrival;
+    }
+
+    @Override
+    public Deadline deadline() {
+      return deadline;
+    }
+
+    /** The body was refused before it could be submitted (400, 404, 413): recorded; the seat is freed. */
+    public void invalid(RouterError error) {
+      if (settle()) {
+        owner.invalid(error);
+      }
+    }
+
+    /** The client went away before the request was submitted: recorded; the seat is freed. */
+    public void abandon() {
+      if (settle()) {
+        owner.abandon();
+      }
+    }
+
+    /**
+     * The deadline passed before the request could be submitted (e.g. its body never finished
+     * arriving): recorded as expired with {@code error}, which the front-end answers; the seat is freed.
+     */
+    public void expired(RouterError error) {
+      if (settle()) {
+        owner.expired(error);
+      }
+    }
+
+    /** Whether the ticket has ended or been submitted. */
+    public boolean settled() {
+      return settled;
+    }
+
+    /**
+     * The issuing service's side, taken over by its {@code submit}: the ticket ends here.
+     *
+     * @throws IllegalArgumentException {@code service} did not issue it
+     * @throws IllegalStateException it had already ended or been submitted
+     */
+    public Owner takeOver(CompletionService service) {
+      if (owner.issuer() != service) {
+        throw new IllegalArgumentException("ticket " + requestId() + " was not issued by this service");
+      }
+      if (!settle()) {
+        throw new IllegalStateException("request " + requestId() + " already ended; its ticket cannot be submitted");
+      }
+      return owner;
+    }
+
+    private boolean settle() {
+      if (settled) {
+        return false;
+      }
+      settled = true;
+      return true;
+    }
+  }
 
   /**
-   * The error to answer at once when admission refused the request (429 in-flight limit, 503
-   * draining), or null when it was admitted or queued.
+   * The issuing service's side of an admitted ticket: what happens to the seat and the record for
+   * each ending. Front-ends never call it; {@link Admitted} calls it at most once.
    */
-  @Nullable RouterError refusal();
+  interface Owner {
+    /** The service that issued the ticket; only its {@code submit} may take it over. */
+    CompletionService issuer();
 
-  /** The body was refused before admission (400, 404, 413): records it and frees the seat. */
-  void invalid(RouterError error);
+    void invalid(RouterError error);
 
-  /** The client went away before the request was submitted: records it and frees the seat. */
-  void abandon();
+    void abandon();
 
-  /**
-   * The request's time limit counted from {@link #arrivalNanos()} ({@code
-   * serving.request_timeout_s}), or {@link Long#MAX_VALUE} when it has none. It covers everything,
-   * the wait for the request's body included: a front-end must not hold the ticket (and its seat)
-   * past it while a client is still sending.
-   */
-  long timeLimitNanos();
+    void expired(RouterError error);
 
-  /**
-   * The request's time ran out before it could be submitted (e.g. its body never finished
-   * arriving): records it as expired ({@code deadline}) with {@code error}, which the front-end
-   * answers itself, and frees the seat.
-   */
-  void expired(RouterError error);
-
-  /** A ticket that admits everything and records nothing: for services without admission. */
-  static AdmissionTicket unlimited(String requestId, Scheduler loop, long arrivalNanos) {
-    return new AdmissionTicket() {
-      @Override
-      public String requestId() {
-        return requestId;
-      }
-
-      @Override
-      public Scheduler loop() {
-        return loop;
-      }
-
-      @Override
-      public long arrivalNanos() {
-        return arrivalNanos;
-      }
-
-      @Override
-      public @Nullable RouterError refusal() {
-        return null;
-      }
-
-      @Override
-      public void invalid(RouterError error) {}
-
-      @Override
-      public void abandon() {}
-
-      @Override
-      public long timeLimitNanos() {
-        return Long.MAX_VALUE;
-      }
-
-      @Override
-      public void expired(RouterError error) {}
-    };
+    /** Starts the request; the service now owns the seat. */
+    RequestHandle start(CompletionRequest request, ClientSink sink);
   }
 }

@@ -1,124 +1,68 @@
 package narwhal.api;
 
-import narwhal.time.Scheduler;
+import java.util.Map;
 import narwhal.proto.v1.CompletionRequest;
+import narwhal.time.Scheduler;
 import org.jspecify.annotations.Nullable;
 
-/** The router as front-ends see it: submit a parsed request, receive its outcome on a sink. */
+/**
+ * The router as front-ends see it: one entry point for every front-end, in two steps, as a call
+ * starts and then carries its message (grpc-java's {@code ServerCall}, Armeria's one service
+ * entry with its options).
+ *
+ * <ol>
+ *   <li>{@link #admit(Arrival)} as soon as the request arrives, before its body or message is
+ *       read: the caller is authenticated ({@link #authenticator()}), the {@link Arrival} carries
+ *       everything known then (loop, time, the client's deadline, caller, front-end, ids, trace
+ *       context), and the answer is a sealed {@link AdmissionTicket}: {@code Refused} (answer it
+ *       now) or {@code Admitted} (read the request). An overloaded router therefore refuses
+ *       before anything is read, over every front-end alike.
+ *   <li>{@link #submit(AdmissionTicket, CompletionRequest, ClientSink)} with the request read from
+ *       the wire: the service pins it to the served model, applies the trace context, and runs it;
+ *       the outcome arrives on the sink, on the arrival's loop.
+ * </ol>
+ *
+ * <p>Everything a front-end refuses on its own before submitting (a body too large, malformed or
+ * late, a client that left) ends the admitted ticket, so the service records every request the
+ * same way whichever front-end carried it. Large requests are decoded on the service's one
+ * {@link #offLoop()} pool. No method has a default: a service implements every duty, and nothing a
+ * front-end passes is silently dropped.
+ */
 public interface CompletionService {
 
   /**
-   * Starts orchestrating {@code request}. Never blocks; the outcome arrives on {@code sink}, on
-   * {@code loop}.
-   *
-   * @param arrivalNanos {@code loop.nanoTime()} when the request arrived at the router; the
-   *     measurement contract ({@code ttft_s}, {@code first_byte_s}) counts from here
-   */
-  RequestHandle submit(CompletionRequest request, ClientSink sink, Scheduler loop, long arrivalNanos);
-
-  /**
-   * As {@link #submit(CompletionRequest, ClientSink, Scheduler, long)}, for a client that set its
-   * own deadline (a gRPC deadline): the request's deadline is the earlier of {@code deadlineNanos}
-   * and {@code serving.request_timeout_s} after arrival, and expiring it is the request's own
-   * {@code 504} (journal {@code expired}), not a client disconnect.
-   *
-   * <p>The default ignores the client's deadline; a front-end that passes one still cancels the
-   * request itself when it passes, so only the measurement differs.
-   *
-   * @param deadlineNanos the client's deadline as a {@code loop.nanoTime()} value
-   */
-  default RequestHandle submit(
-      CompletionRequest request, ClientSink sink, Scheduler loop, long arrivalNanos, long deadlineNanos) {
-    return submit(request, sink, loop, arrivalNanos);
-  }
-
-  /**
    * Admission for a request that has just arrived: a seat, a place in the queue, or a refusal
-   * (already recorded) to answer at once. Front-ends call it as early as they can; HTTP calls it
-   * when the request's headers arrive, so an overloaded router refuses before reading the body.
-   * The plain {@code submit} methods above admit by themselves (a refusal then arrives on the sink
-   * as an ordinary error), which is what a front-end that reads whole messages (gRPC) can use.
+   * (already recorded). Counts the arrival; computes the request's deadline once (the earlier of
+   * the client's and {@code serving.request_timeout_s}), exposed on the ticket. Call on the
+   * arrival's loop.
+   */
+  AdmissionTicket admit(Arrival arrival);
+
+  /**
+   * Starts a request admitted by {@link #admit}; the service now owns the ticket and frees its seat
+   * when the request ends. A ticket still queued starts once it is seated (or ends with 504 when
+   * its deadline passes first); a refused ticket ends at once with its refusal on the sink; a
+   * request for another model ends with 404 on the sink (journal {@code invalid}), one for a model
+   * the tenant may not use with 403. Never blocks; sink calls always come after this returns.
    *
-   * <p>The default admits everything and records nothing, for services without admission.
-   *
-   * @param clientRequestId the client's {@code X-Request-Id}, or null
+   * @throws IllegalArgumentException the ticket was issued by another service
+   * @throws IllegalStateException the ticket had already ended or been submitted
    */
-  default AdmissionTicket admit(Scheduler loop, long arrivalNanos, @Nullable String clientRequestId) {
-    return AdmissionTicket.unlimited(RequestIds.uuid(), loop, arrivalNanos);
-  }
+  RequestHandle submit(AdmissionTicket ticket, CompletionRequest request, ClientSink sink);
 
-  /**
-   * As {@link #admit(Scheduler, long, String)} for an authenticated {@code caller}: the core
-   * records the caller's tenant with the request and applies the tenant's own limits (in-flight
-   * seats, request rate, queue share) before the fleet's. The default ignores the caller.
-   */
-  default AdmissionTicket admit(
-      Scheduler loop, long arrivalNanos, @Nullable String clientRequestId, Caller caller) {
-    return admit(loop, arrivalNanos, clientRequestId);
-  }
-
-  /**
-   * As the plain {@code submit} methods (which admit by themselves), for an authenticated {@code
-   * caller}; {@code deadlineNanos} is the client's deadline or null. The default ignores the caller.
-   */
-  default RequestHandle submit(CompletionRequest request, ClientSink sink, Scheduler loop, long arrivalNanos,
-      @Nullable Long deadlineNanos, Caller caller) {
-    return deadlineNanos == null
-        ? submit(request, sink, loop, arrivalNanos)
-        : submit(request, sink, loop, arrivalNanos, deadlineNanos);
-  }
-
-  /**
-   * Checks client credentials; front-ends call it when a request's headers arrive. The default
-   * lets every caller in.
-   */
-  default ClientAuthenticator authenticator() {
-    return ClientAuthenticator.OPEN;
-  }
+  /** Checks client credentials; front-ends call it before {@link #admit}. */
+  ClientAuthenticator authenticator();
 
   /**
    * Records a completion request refused by {@link #authenticator()} (journal {@code invalid},
-   * reason {@code unauthenticated}) and returns its request id; the front-end answers the client
-   * itself with {@code refused.refusal()}, that id ({@code x-request-id}, as on every error answer)
-   * and, for a 401, its {@code WWW-Authenticate} challenge. The default records nothing.
+   * reason {@code unauthenticated}, its {@code rid} the arrival's request id); the front-end answers
+   * the client itself with {@code refused.refusal()}, that id ({@code x-request-id}, as on every
+   * error answer) and, for a 401, its {@code WWW-Authenticate} challenge.
    */
-  default String rejectUnauthenticated(
-      Scheduler loop, long arrivalNanos, @Nullable String clientRequestId, Authentication refused) {
-    return RequestIds.hex32();
-  }
+  void rejectUnauthenticated(Arrival arrival, Authentication refused);
 
-  /**
-   * Starts a request admitted by {@link #admit}; the core now owns the ticket and frees its seat
-   * when the request ends. A ticket still queued starts once it is seated (or ends with 504
-   * {@code queue_expired}); a refused ticket ends at once with its refusal on the sink.
-   */
-  default RequestHandle submit(AdmissionTicket ticket, CompletionRequest request, ClientSink sink) {
-    return submit(request, sink, ticket.loop(), ticket.arrivalNanos());
-  }
-
-  /**
-   * Records a request whose input was refused before admission (journal {@code invalid}), for a
-   * front-end that validates a whole message before taking a ticket. The front-end answers the
-   * client itself.
-   */
-  default void rejectInvalid(
-      Scheduler loop, long arrivalNanos, @Nullable String clientRequestId, RouterError error) {}
-
-  /** As {@link #rejectInvalid(Scheduler, long, String, RouterError)} for an authenticated caller. */
-  default void rejectInvalid(
-      Scheduler loop, long arrivalNanos, @Nullable String clientRequestId, RouterError error, Caller caller) {
-    rejectInvalid(loop, arrivalNanos, clientRequestId, error);
-  }
-
-  /**
-   * This service as {@code frontEnd} uses it: every request admitted, submitted or refused through
-   * the returned view is recorded as carried by {@code frontEnd} (the journal's {@code front_end}).
-   * A front-end calls it once, when it starts. The default, for services that record nothing, is
-   * this service itself.
-   */
-  default CompletionService forFrontEnd(FrontEnd frontEnd) {
-    return this;
-  }
+  /** Where large requests are decoded or validated, off the event loops. */
+  OffLoopPool offLoop();
 
   /** The model name this fleet serves. */
   String model();
@@ -126,16 +70,12 @@ public interface CompletionService {
   /** True when the router admits work (at least one engine per phase is placeable). */
   boolean ready();
 
+  /** Why {@link #ready()} is false, for {@code /ready} and the gRPC health service; null when ready. */
+  @Nullable String notReadyReason();
+
   /**
    * The operator's view for {@code GET /narwhal/state} (schema {@code narwhal.state} v1) as JSON-ready
    * maps and lists, or null when this service has none. {@code loop} supplies the clock.
    */
-  default java.util.@Nullable Map<String, Object> stateDocument(Scheduler loop) {
-    return null;
-  }
-
-  /** Why {@link #ready()} is false, for {@code /ready} and the gRPC health service; null when ready. */
-  default @Nullable String notReadyReason() {
-    return ready() ? null : "not ready";
-  }
+  @Nullable Map<String, Object> stateDocument(Scheduler loop);
 }

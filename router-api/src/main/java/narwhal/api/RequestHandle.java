@@ -12,13 +12,11 @@ public interface RequestHandle {
   /**
    * The front-end gave up on the response itself and answered the client with {@code error}
    * (e.g. a non-streaming response over {@code serving.max_response_bytes}): stop the engine
-   * legs, release everything, journal {@code failed} with {@code reason}. The default cancels.
+   * legs, release everything, journal {@code failed} with {@code reason}.
    *
    * @param reason the journal reason, e.g. {@code response_limit} or {@code invalid_response}
    */
-  default void abort(RouterError error, String reason) {
-    cancel();
-  }
+  void abort(RouterError error, String reason);
 
   /** The client can take output again after {@link ClientSink#isWritable()} returned false. */
   void clientWritable();

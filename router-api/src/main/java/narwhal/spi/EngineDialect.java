@@ -24,13 +24,16 @@ public interface EngineDialect {
   EngineHttpRequest prefillRequest(CompletionRequest request, String backendRequestId);
 
   /**
-   * Reads the producer's successful (HTTP 200) prefill response body.
+   * Reads the producer's successful (HTTP 200) prefill response body, once: the handoff descriptor
+   * and the prompt's size it reports (see {@link PrefillAnswer}). An unreadable count is 0, never a
+   * failure; a dialect whose handoff is planned ({@link HandoffStyle#CONCURRENT}) returns no
+   * descriptor.
    *
    * @param connector the producer's configured KV connector, used when the descriptor does not name one
    * @throws UnreadableHandoffException when no usable descriptor can be read (the attempt fails as
    *     a {@code kv_handoff} failure and no decode request is sent)
    */
-  KvHandoffDescriptor readPrefillResponse(String body, String connector) throws UnreadableHandoffException;
+  PrefillAnswer readPrefillAnswer(String body, String connector) throws UnreadableHandoffException;
 
   /** The descriptor as this engine family's transfer parameters, as JSON object text. */
   String transferParametersJson(KvHandoffDescriptor descriptor);
@@ -106,27 +109,6 @@ public interface EngineDialect {
    */
   default List<String> configurationProblems(EngineSpec engine) {
     return List.of();
-  }
-
-  /**
-   * The prompt's size in tokens as the producer reported it in its successful (HTTP 200) prefill
-   * answer (OpenAI-style engines: {@code usage.prompt_tokens}), or 0 when it reported none.
-   * Optional: the default is 0. It never fails a leg (an unreadable count is 0) and decides
-   * nothing: it is what the journal's {@code input_len} reports for a prompt the router only
-   * estimated, since every request's prefill answer carries it at no extra cost.
-   */
-  default long readPrefillPromptTokens(String body) {
-    return 0;
-  }
-
-  /**
-   * The prompt tokens the producer's prefix cache spared it, as its successful prefill answer
-   * reported them (OpenAI-style engines: {@code usage.prompt_tokens_details.cached_tokens}), or -1
-   * when it reported none. Optional: the default is -1. Never fails a leg; it is what the journal's
-   * {@code cached_tokens} and the cache self-check read.
-   */
-  default long readPrefillCachedTokens(String body) {
-    return -1;
   }
 
   /**

@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
  * The serial executor and the clock a request runs on.
  *
  * <p>Every deadline and timer in the router goes through one of these, so timeout logic is tested
- * exactly with a fake (see {@link ManualScheduler}) and runs on a Netty event loop in
+ * exactly with a fake (router-testing's {@code narwhal.testing.ManualScheduler}) and runs on a Netty event loop in
  * production. Tasks submitted to one scheduler run one at a time, in order: a request's state
  * machine is confined to its scheduler and needs no locks.
  */

@@ -1,12 +1,13 @@
 package narwhal.grpc;
 
-import io.grpc.Deadline;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.Status;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import narwhal.api.AdmissionTicket;
+import narwhal.api.Arrival;
 import narwhal.api.ClientErrors;
 import narwhal.api.ClientSink;
 import narwhal.api.CompletionService;
@@ -24,14 +25,25 @@ import org.slf4j.LoggerFactory;
 /**
  * One {@code StreamCompletion} or {@code Complete} call: the gRPC listener for the call's single
  * request message and the {@link ClientSink} the core delivers the outcome to. Subclasses decide
- * how the outcome is written (a stream of events, or one assembled message); this class validates
- * and submits the request and enforces the sink contract around them ({@link SinkGuard}, shared
- * with the HTTP front-end).
+ * how the outcome is written (a stream of events, or one assembled message); this class admits,
+ * validates and submits the request and enforces the sink contract around them ({@link SinkGuard},
+ * shared with the HTTP front-end).
+ *
+ * <p>Admission comes first, as over HTTP: {@link #admit()} runs when the call starts, before the
+ * message is asked for, so an overloaded router refuses without reading it (and an invalid request
+ * under overload gets the same 429 on either front-end). The admitted ticket is then held until the
+ * request is submitted, or ended exactly once: invalid, abandoned when the client leaves, expired
+ * when its deadline passes first.
  *
  * <p>Threading: gRPC callbacks may arrive on the transport's thread and hop to the call's loop;
  * everything else (the sink, every {@link ServerCall} method after {@code startCall}) runs on the
  * loop, which serialises the call as {@link ServerCall} requires. When gRPC and the engine
  * transport share event loops the two threads are the same and nothing hops.
+ *
+ * <p>Why one class of about 430 lines: it is the call's state machine (admitted, message
+ * received, validating, submitted, closed), and the ticket, the validation task and the handle
+ * change hands only at its transitions, each exactly once on every path (refusal, invalid input,
+ * cancel, deadline, shutdown). The response shapes are {@link StreamingCall} and {@link UnaryCall}.
  *
  * <ul>
  *   <li>Calls the core makes while {@code submit} is still running are replayed once it returns,
@@ -55,7 +67,7 @@ abstract class CompletionCall<R> extends ServerCall.Listener<CompletionRequest> 
   private static final long DEADLINE_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
   protected final ServerCall<CompletionRequest, R> call;
-  protected final CallStart start;
+  protected final Arrival arrival;
   private final CompletionService service;
   private final long maxRequestBytes;
   private final OpenCalls openCalls;
@@ -65,13 +77,15 @@ abstract class CompletionCall<R> extends ServerCall.Listener<CompletionRequest> 
   private @Nullable CompletionRequest received;
   private Route route = Route.ROUTE_UNSPECIFIED;
   private final SinkGuard guard = new SinkGuard();
+  /** Admitted and not yet submitted or ended; null before admission and after. */
+  private AdmissionTicket.@Nullable Admitted admitted;
   private boolean begun;
 
-  CompletionCall(ServerCall<CompletionRequest, R> call, CallStart start, CompletionService service,
+  CompletionCall(ServerCall<CompletionRequest, R> call, Arrival arrival, CompletionService service,
       long maxRequestBytes, OpenCalls openCalls, RequestValidator validator) {
     this.call = call;
     this.validator = validator;
-    this.start = start;
+    this.arrival = arrival;
     this.service = service;
     this.maxRequestBytes = maxRequestBytes;
     this.openCalls = openCalls;
@@ -93,11 +107,10 @@ abstract class CompletionCall<R> extends ServerCall.Listener<CompletionRequest> 
 
   @Override
   public final void onMessage(CompletionRequest message) {
-    start.loop().runInLoop(() -> {
+    arrival.loop().runInLoop(() -> {
       if (received != null) {
         // Both methods take exactly one request; a client library never sends two.
-        close(Status.INTERNAL.withDescription("more than one request message on a unary-request method"),
-            new Metadata());
+        protocolViolation("more than one request message on a unary-request method");
         return;
       }
       received = message;
@@ -106,7 +119,7 @@ abstract class CompletionCall<R> extends ServerCall.Listener<CompletionRequest> 
 
   @Override
   public final void onHalfClose() {
-    start.loop().runInLoop(this::begin);
+    arrival.loop().runInLoop(this::begin);
   }
 
   @Override
@@ -114,30 +127,47 @@ abstract class CompletionCall<R> extends ServerCall.Listener<CompletionRequest> 
     // A cancel at the client's deadline (gRPC's own timer, or the client's RST_STREAM a moment
     // ahead of it) waits for the deadline to pass on the loop: the core's deadline, never later,
     // fires first and ends the request as expired, a 504 measured as one, not as a disconnect.
-    Deadline deadline = start.deadline();
-    long remaining = deadline == null ? Long.MAX_VALUE : deadline.timeRemaining(TimeUnit.NANOSECONDS);
+    long remaining = arrival.clientDeadline().remainingNanos(arrival.loop().nanoTime());
     if (remaining <= DEADLINE_SLACK_NANOS) {
-      start.loop().schedule(this::clientGone, Math.max(0, remaining), TimeUnit.NANOSECONDS);
+      arrival.loop().schedule(this::clientGone, Math.max(0, remaining), TimeUnit.NANOSECONDS);
     } else {
-      start.loop().runInLoop(this::clientGone);
+      arrival.loop().runInLoop(this::clientGone);
     }
   }
 
   @Override
   public final void onReady() {
-    start.loop().runInLoop(guard::clientWritable);
+    arrival.loop().runInLoop(guard::clientWritable);
   }
 
   // ---- the request ----
 
+  /**
+   * Admission, on the call's loop when the call starts: a refusal ends the call with its status
+   * before the message is read; otherwise the message is asked for.
+   */
+  final void admit() {
+    if (guard.ended()) {
+      return; // cancelled before admission ran: nothing was taken
+    }
+    AdmissionTicket ticket = service.admit(arrival);
+    if (ticket instanceof AdmissionTicket.Refused refused) {
+      close(GrpcErrors.status(refused.error()), GrpcErrors.trailers(refused.error(), refused.requestId()));
+      return;
+    }
+    admitted = (AdmissionTicket.Admitted) ticket;
+    // One message is the whole request; asking for two lets a protocol violation be seen.
+    call.request(2);
+  }
+
   private void begin() {
-    if (guard.ended() || begun) {
+    if (guard.ended() || begun || admitted == null) {
       return;
     }
     begun = true;
     CompletionRequest message = received;
     if (message == null) {
-      close(Status.INTERNAL.withDescription("half-closed without a request message"), new Metadata());
+      protocolViolation("half-closed without a request message");
       return;
     }
     received = null;
@@ -150,13 +180,13 @@ abstract class CompletionCall<R> extends ServerCall.Listener<CompletionRequest> 
     }
     int bytes = message.getSerializedSize();
     if (validator.validatesInline(bytes)) {
-      validated(message, validator.validateNow(shaped, service.model()));
+      validated(message, validator.validateNow(shaped));
       return;
     }
     // A large request: validated off the loop, so the loop's other calls are not held up.
-    validating = validator.validateLater(shaped, service.model(), outcome -> {
+    validating = validator.validateLater(shaped, outcome -> {
       try {
-        start.loop().runInLoop(() -> {
+        arrival.loop().runInLoop(() -> {
           validating = null;
           validated(message, outcome);
         });
@@ -171,25 +201,46 @@ abstract class CompletionCall<R> extends ServerCall.Listener<CompletionRequest> 
   }
 
   /** The outcome of validation, on the loop; dropped when the call ended meanwhile. */
-  private void validated(CompletionRequest message, RequestValidator.Outcome outcome) {
+  private void validated(CompletionRequest message, RequestValidator.Validated outcome) {
     if (guard.ended()) {
-      return; // cancelled while validating: nothing was admitted, so nothing is held
+      return; // cancelled while validating: the ticket was ended then
     }
     if (outcome.invalid() != null) {
       refuse(message, outcome.invalid().error());
     } else if (outcome.request() == null) {
       log.error("validating a request failed", outcome.failure());
+      takeTicket().abandon();
       close(Status.INTERNAL.withDescription("internal router error"), new Metadata());
     } else {
       route = outcome.request().getRoute();
-      submit(withTraceContext(outcome.request(), message));
+      submit(withOwnTraceContext(outcome.request(), message));
     }
   }
 
-  /** Recorded by the core (journal "invalid", metrics) as the HTTP front-end's refusals are. */
+  /** Recorded by the core (journal "invalid", metrics) through the ticket, as over HTTP. */
   private void refuse(CompletionRequest message, RouterError error) {
-    service.rejectInvalid(start.loop(), start.arrivalNanos(), clientRequestId(message), error, start.caller());
+    takeTicket().invalid(error);
     respondError(error);
+  }
+
+  /** A call that broke gRPC's own contract for a unary-request method: INTERNAL, recorded as invalid. */
+  private void protocolViolation(String what) {
+    AdmissionTicket.Admitted ticket = admitted;
+    admitted = null;
+    if (ticket != null) {
+      ticket.invalid(RouterError.of(400, "invalid_request_error", null, what));
+    }
+    close(Status.INTERNAL.withDescription(what), new Metadata());
+  }
+
+  /** The admitted request leaves the call's hands (submitted or ended). */
+  private AdmissionTicket.Admitted takeTicket() {
+    AdmissionTicket.Admitted ticket = admitted;
+    if (ticket == null) {
+      throw new IllegalStateException("no admitted request in progress");
+    }
+    admitted = null;
+    return ticket;
   }
 
   /**
@@ -212,41 +263,55 @@ abstract class CompletionCall<R> extends ServerCall.Listener<CompletionRequest> 
   }
 
   /**
-   * The client's trace context, set after validation, which rebuilds the message from its OpenAI
-   * fields. Metadata, like HTTP headers, carries it; the message's own fields count only without
-   * it. The core validates it.
+   * The message's own trace context, carried past validation (which rebuilds the message from its
+   * OpenAI fields). The core prefers the metadata's, as HTTP headers' are; these count only without it.
    */
-  private CompletionRequest withTraceContext(CompletionRequest valid, CompletionRequest message) {
-    boolean fromMetadata = !start.traceparent().isEmpty();
-    return valid.toBuilder()
-        .setTraceparent(fromMetadata ? start.traceparent() : message.getTraceparent())
-        .setTracestate(fromMetadata ? start.tracestate() : message.getTracestate())
-        .build();
+  private static CompletionRequest withOwnTraceContext(CompletionRequest valid, CompletionRequest message) {
+    return valid.toBuilder().setTraceparent(message.getTraceparent()).setTracestate(message.getTracestate()).build();
   }
 
   /** The client's id for the request: the message's field, else its {@code x-request-id} header. */
   private @Nullable String clientRequestId(CompletionRequest message) {
-    return message.getClientRequestId().isEmpty() ? start.clientRequestId() : message.getClientRequestId();
+    return message.getClientRequestId().isEmpty() ? arrival.clientRequestId() : message.getClientRequestId();
   }
 
   private void submit(CompletionRequest request) {
-    Long deadlineNanos = start.deadlineNanos();
+    AdmissionTicket.Admitted ticket = takeTicket();
     try {
-      guard.submit(() -> service.submit(
-          request, this, start.loop(), start.arrivalNanos(), deadlineNanos, start.caller()));
+      guard.submit(() -> service.submit(ticket, request, this));
     } catch (RuntimeException e) {
       log.error("CompletionService.submit failed", e);
+      ticket.abandon(); // frees the seat unless the core already took the ticket over
       close(Status.INTERNAL.withDescription("internal router error"), new Metadata());
     }
   }
 
-  /** The client went away (cancelled, deadline, connection lost): cancel unless already closed. */
+  /**
+   * The client went away (cancelled, deadline, connection lost): cancel unless already closed. A
+   * request not yet submitted ends its ticket: expired when its deadline has passed, else abandoned.
+   */
   private void clientGone() {
+    dropValidation();
+    endUnsubmitted();
     if (!guard.ended()) {
       markTerminal();
       cancelHandle();
     }
-    dropValidation();
+  }
+
+  /** Ends an admitted ticket the call gives up on before submitting it. */
+  private void endUnsubmitted() {
+    AdmissionTicket.Admitted ticket = admitted;
+    if (ticket == null) {
+      return;
+    }
+    admitted = null;
+    if (ticket.deadline().passed(arrival.loop().nanoTime())) {
+      ticket.expired(RouterError.of(504, "request_expired", "request_expired", "request deadline of "
+          + ticket.deadline().describe(arrival.arrivalNanos()) + " passed before the first token"));
+    } else {
+      ticket.abandon();
+    }
   }
 
   /** A validation nobody waits for any more: its queue slot is freed, its outcome dropped. */
@@ -260,8 +325,9 @@ abstract class CompletionCall<R> extends ServerCall.Listener<CompletionRequest> 
 
   /** The server is shutting down: end the call UNAVAILABLE, so the client retries elsewhere. */
   final void shutDown() {
-    start.loop().runInLoop(() -> {
+    arrival.loop().runInLoop(() -> {
       dropValidation();
+      endUnsubmitted();
       if (!guard.ended()) {
         cancelHandle();
         close(Status.UNAVAILABLE.withDescription("the router is shutting down: retry the request"),
@@ -361,7 +427,7 @@ abstract class CompletionCall<R> extends ServerCall.Listener<CompletionRequest> 
 
   /** True when the call should run now; defers it while {@code submit} is on the stack. */
   private boolean accept(Runnable replay) {
-    assert start.loop().inLoop() : "ClientSink called off the call's loop";
+    assert arrival.loop().inLoop() : "ClientSink called off the call's loop";
     return guard.accept(replay);
   }
 }

@@ -42,12 +42,8 @@ public final class GrpcFrontEnd implements AutoCloseable {
   private final ReadinessReporter readiness;
   private final EventLoopGroup workerGroup;
   private final OpenCalls openCalls;
-  /** Validates large requests off the event loops; owned here, shut down by {@link #close()}. */
-  private final RequestValidator validator;
 
-  private GrpcFrontEnd(Server server, ReadinessReporter readiness, EventLoopGroup workerGroup, OpenCalls openCalls,
-      RequestValidator validator) {
-    this.validator = validator;
+  private GrpcFrontEnd(Server server, ReadinessReporter readiness, EventLoopGroup workerGroup, OpenCalls openCalls) {
     this.server = server;
     this.readiness = readiness;
     this.workerGroup = workerGroup;
@@ -69,10 +65,11 @@ public final class GrpcFrontEnd implements AutoCloseable {
   public static GrpcFrontEnd start(GrpcFrontEndOptions options, CompletionService service,
       EventLoopGroup bossGroup, EventLoopGroup workerGroup, Class<? extends ServerChannel> serverChannelType,
       Clock clock) {
-    return start(options, service, bossGroup, workerGroup, serverChannelType, clock, RequestValidator.create());
+    return start(options, service, bossGroup, workerGroup, serverChannelType, clock,
+        new RequestValidator(RequestValidator.Check.standard(), service.offLoop()));
   }
 
-  /** With the given request validator, which the front-end owns from here on (closed with it). */
+  /** With the given request validator (tests: a check that records its thread). */
   static GrpcFrontEnd start(GrpcFrontEndOptions options, CompletionService service,
       EventLoopGroup bossGroup, EventLoopGroup workerGroup, Class<? extends ServerChannel> serverChannelType,
       Clock clock, RequestValidator validator) {
@@ -112,10 +109,9 @@ public final class GrpcFrontEnd implements AutoCloseable {
       server.start();
     } catch (IOException e) {
       readiness.close();
-      validator.close();
       throw new UncheckedIOException("cannot serve gRPC on " + options.host() + ":" + options.port(), e);
     }
-    return new GrpcFrontEnd(server, readiness, workerGroup, openCalls, validator);
+    return new GrpcFrontEnd(server, readiness, workerGroup, openCalls);
   }
 
   /**
@@ -153,9 +149,8 @@ public final class GrpcFrontEnd implements AutoCloseable {
   public void close() {
     readiness.close();
     server.shutdown();
+    // Validations still queued or running are dropped by their calls, which end UNAVAILABLE.
     openCalls.shutDownAll();
-    // Validations still queued or running are dropped: their calls end UNAVAILABLE above.
-    validator.close();
     if (onWorkerLoop()) {
       server.shutdownNow(); // the calls end on this very loop, after this task
       return;

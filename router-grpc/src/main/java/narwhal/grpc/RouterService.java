@@ -10,20 +10,23 @@ import io.grpc.stub.ServerCalls;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import narwhal.api.CompletionService;
-import narwhal.api.FrontEnd;
-import narwhal.api.RouterError;
+import narwhal.api.Arrival;
 import narwhal.api.AuthErrors;
 import narwhal.api.Authentication;
 import narwhal.api.Caller;
-import narwhal.time.Scheduler;
-import org.jspecify.annotations.Nullable;
+import narwhal.api.CompletionService;
+import narwhal.api.FrontEnd;
+import narwhal.api.RequestIds;
+import narwhal.api.RouterError;
+import narwhal.api.TraceContext;
+import narwhal.grpc.v1.RouterGrpc;
 import narwhal.proto.v1.Completion;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.proto.v1.ListModelsResponse;
 import narwhal.proto.v1.Model;
-import narwhal.grpc.v1.RouterGrpc;
 import narwhal.proto.v1.StreamEvent;
+import narwhal.time.Scheduler;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code narwhal.v1.Router} over a {@link CompletionService}: the front-end only maps between
@@ -33,6 +36,9 @@ import narwhal.proto.v1.StreamEvent;
  * stubs, for what the stub API hides: response headers at the commit point ({@code x-request-id}),
  * trailers on success and failure, and {@code isReady}/on-ready for flow control. The service
  * descriptor is the generated one, so reflection describes it from the published .proto files.
+ *
+ * <p>A call is authenticated from its metadata and admitted before its message is read, as an
+ * HTTP request is on its headers.
  */
 final class RouterService {
 
@@ -42,37 +48,28 @@ final class RouterService {
    * @param picker chooses each call's scheduler (its event loop)
    * @param startedEpochSeconds the {@code created} of the listed model (the router's start)
    * @param openCalls where open completion calls are tracked, for shutdown
-   * @param validator validates requests (large ones off the loop); the caller owns it
+   * @param validator validates requests (large ones off the loop, on the router's pool)
    */
-  static ServerServiceDefinition definition(CompletionService router, LoopPicker picker,
+  static ServerServiceDefinition definition(CompletionService service, LoopPicker picker,
       GrpcFrontEndOptions limits, long startedEpochSeconds, OpenCalls openCalls, RequestValidator validator) {
-    // Every request this front-end admits is journalled as carried over gRPC.
-    CompletionService service = router.forFrontEnd(FrontEnd.GRPC);
     ServerCallHandler<CompletionRequest, StreamEvent> stream = (call, headers) -> {
-      // The caller is proven from the metadata before the request message is read, as HTTP
-      // proves it from the headers.
+      Scheduler loop = picker.pick();
       Authentication auth = service.authenticator().authenticate(authorization(headers));
+      Arrival arrival = arrival(loop, headers, auth);
       if (auth.caller() == null) {
-        return refuse(call, headers, picker, service, auth);
+        return refuse(call, arrival, service, auth);
       }
-      CallStart start = callStart(picker, headers, auth.caller());
-      StreamingCall listener = new StreamingCall(call, start, service, limits.maxRequestBytes(), openCalls, validator);
-      // One message is the whole request; asking for two lets a protocol violation be seen.
-      call.request(2);
-      return listener;
+      return started(new StreamingCall(call, arrival, service, limits.maxRequestBytes(), openCalls, validator));
     };
     ServerCallHandler<CompletionRequest, Completion> complete = (call, headers) -> {
-      // The caller is proven from the metadata before the request message is read, as HTTP
-      // proves it from the headers.
+      Scheduler loop = picker.pick();
       Authentication auth = service.authenticator().authenticate(authorization(headers));
+      Arrival arrival = arrival(loop, headers, auth);
       if (auth.caller() == null) {
-        return refuse(call, headers, picker, service, auth);
+        return refuse(call, arrival, service, auth);
       }
-      CallStart start = callStart(picker, headers, auth.caller());
-      UnaryCall listener = new UnaryCall(
-          call, start, service, limits.maxRequestBytes(), limits.maxResponseBytes(), openCalls, validator);
-      call.request(2);
-      return listener;
+      return started(new UnaryCall(
+          call, arrival, service, limits.maxRequestBytes(), limits.maxResponseBytes(), openCalls, validator));
     };
     ListModelsResponse models = ListModelsResponse.newBuilder()
         .addModels(Model.newBuilder().setId(service.model()).setOwnedBy("narwhal").setCreated(startedEpochSeconds))
@@ -88,16 +85,26 @@ final class RouterService {
   }
 
   /**
+   * Admission runs on the call's loop as soon as the call starts, before the message is asked for:
+   * see {@link CompletionCall#admit()}.
+   */
+  private static <L extends CompletionCall<?>> L started(L call) {
+    call.arrival.loop().runInLoop(call::admit);
+    return call;
+  }
+
+  /**
    * Runs in {@code startCall}, inside the call's {@link Context}. Arrival is read before the
    * deadline's remaining time, so the core's deadline is never later than gRPC's own.
    */
-  private static CallStart callStart(LoopPicker picker, Metadata headers, Caller caller) {
-    Scheduler loop = picker.pick();
+  private static Arrival arrival(Scheduler loop, Metadata headers, Authentication auth) {
     long arrivalNanos = loop.nanoTime();
     Deadline deadline = Context.current().getDeadline();
-    Long deadlineNanos = deadline == null ? null : arrivalNanos + deadline.timeRemaining(TimeUnit.NANOSECONDS);
-    return new CallStart(loop, arrivalNanos, deadline, deadlineNanos, headers.get(GrpcErrors.REQUEST_ID),
-        joined(headers.getAll(TRACEPARENT)), joined(headers.getAll(TRACESTATE)), caller);
+    narwhal.time.Deadline clientDeadline = deadline == null ? narwhal.time.Deadline.NONE
+        : narwhal.time.Deadline.client(arrivalNanos + deadline.timeRemaining(TimeUnit.NANOSECONDS));
+    Caller caller = auth.caller() == null ? Caller.ANONYMOUS : auth.caller();
+    return new Arrival(loop, arrivalNanos, RequestIds.hex32(), headers.get(GrpcErrors.REQUEST_ID), clientDeadline,
+        caller, FrontEnd.GRPC, new TraceContext(joined(headers.getAll(TRACEPARENT)), joined(headers.getAll(TRACESTATE))));
   }
 
   /**
@@ -105,10 +112,10 @@ final class RouterService {
    * challenge in the trailers as HTTP's {@code WWW-Authenticate}, recorded by the core as HTTP's
    * 401s are. The request message is never read.
    */
-  private static <Q, R> ServerCall.Listener<Q> refuse(ServerCall<Q, R> call, Metadata headers, LoopPicker picker,
+  private static <Q, R> ServerCall.Listener<Q> refuse(ServerCall<Q, R> call, Arrival arrival,
       CompletionService service, Authentication refused) {
-    Scheduler loop = picker.pick();
-    String requestId = service.rejectUnauthenticated(loop, loop.nanoTime(), headers.get(GrpcErrors.REQUEST_ID), refused);
+    service.rejectUnauthenticated(arrival, refused);
+    String requestId = arrival.requestId();
     RouterError error = java.util.Objects.requireNonNull(refused.refusal());
     Metadata trailers = GrpcErrors.trailers(error, requestId);
     if (error.status() == 401) {
@@ -136,6 +143,6 @@ final class RouterService {
 
   /** A repeated key's values joined as HTTP joins a repeated header (the core validates them). */
   private static String joined(@Nullable Iterable<String> values) {
-    return values == null ? "" : String.join(",", values);
+    return values == null ? "" : TraceContext.joined(values);
   }
 }

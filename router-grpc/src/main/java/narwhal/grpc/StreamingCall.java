@@ -2,6 +2,7 @@ package narwhal.grpc;
 
 import io.grpc.ServerCall;
 import io.grpc.Status;
+import narwhal.api.Arrival;
 import narwhal.api.ClientErrors;
 import narwhal.api.CompletionService;
 import narwhal.api.ResponseStart;
@@ -34,9 +35,9 @@ final class StreamingCall extends CompletionCall<StreamEvent> {
   /** The router's id, model and created for each event's chunk; set when the response commits. */
   private @Nullable ChunkIdentity identity;
 
-  StreamingCall(ServerCall<CompletionRequest, StreamEvent> call, CallStart start, CompletionService service,
+  StreamingCall(ServerCall<CompletionRequest, StreamEvent> call, Arrival arrival, CompletionService service,
       long maxRequestBytes, OpenCalls openCalls, RequestValidator validator) {
-    super(call, start, service, maxRequestBytes, openCalls, validator);
+    super(call, arrival, service, maxRequestBytes, openCalls, validator);
   }
 
   @Override

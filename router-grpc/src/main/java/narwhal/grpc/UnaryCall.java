@@ -2,6 +2,7 @@ package narwhal.grpc;
 
 import io.grpc.ServerCall;
 import io.grpc.Status;
+import narwhal.api.Arrival;
 import narwhal.api.ClientErrors;
 import narwhal.api.CompletionService;
 import narwhal.api.ResponseBudget;
@@ -27,9 +28,9 @@ final class UnaryCall extends CompletionCall<Completion> {
   private @Nullable CompletionAssembler assembler;
   private @Nullable ResponseStart responseStart;
 
-  UnaryCall(ServerCall<CompletionRequest, Completion> call, CallStart start, CompletionService service,
+  UnaryCall(ServerCall<CompletionRequest, Completion> call, Arrival arrival, CompletionService service,
       long maxRequestBytes, long maxResponseBytes, OpenCalls openCalls, RequestValidator validator) {
-    super(call, start, service, maxRequestBytes, openCalls, validator);
+    super(call, arrival, service, maxRequestBytes, openCalls, validator);
     this.maxResponseBytes = maxResponseBytes;
   }
 

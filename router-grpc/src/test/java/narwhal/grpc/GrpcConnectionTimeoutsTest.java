@@ -87,10 +87,8 @@ class GrpcConnectionTimeoutsTest {
     assertThat(events).hasSize(tokens + 1);
     assertThat(events.get(tokens).hasDone()).isTrue();
     // The server's GOAWAY after the idle timeout leaves the client channel without a transport.
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (channel.getState(false) == ConnectivityState.READY && System.nanoTime() < deadline) {
-      Thread.sleep(10);
-    }
+    narwhal.testing.Poll.until("the channel no longer ready", java.time.Duration.ofSeconds(10),
+        () -> channel.getState(false) != ConnectivityState.READY);
     assertThat(channel.getState(false)).isNotEqualTo(ConnectivityState.READY);
   }
 }

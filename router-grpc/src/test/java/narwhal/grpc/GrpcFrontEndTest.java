@@ -111,10 +111,8 @@ class GrpcFrontEndTest {
     assertThat(health.check(router).getStatus()).isEqualTo(ServingStatus.SERVING);
 
     service.ready(false);
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (health.check(router).getStatus() != ServingStatus.NOT_SERVING && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
+    narwhal.testing.Poll.until("health NOT_SERVING", java.time.Duration.ofSeconds(5),
+        () -> health.check(router).getStatus() == ServingStatus.NOT_SERVING);
     assertThat(health.check(router).getStatus()).isEqualTo(ServingStatus.NOT_SERVING);
   }
 
@@ -136,17 +134,13 @@ class GrpcFrontEndTest {
         outcome.complete(Status.OK);
       }
     });
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (service.calls.isEmpty() && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
+    narwhal.testing.Poll.until("the call submitted", java.time.Duration.ofSeconds(5), () -> !service.calls.isEmpty());
 
     frontEnd.close();
 
     assertThat(outcome.get(10, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.UNAVAILABLE);
-    while (service.onlyCall().handle.cancels.get() == 0 && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
+    narwhal.testing.Poll.until("the request cancelled", java.time.Duration.ofSeconds(5),
+        () -> service.onlyCall().handle.cancels.get() > 0);
     assertThat(service.onlyCall().handle.cancels.get()).isEqualTo(1);
   }
 }

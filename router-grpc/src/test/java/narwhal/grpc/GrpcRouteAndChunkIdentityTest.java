@@ -81,7 +81,8 @@ class GrpcRouteAndChunkIdentityTest {
         .doesNotContain("messages");
     assertThat(r.trailer(GrpcErrors.ERROR_PARAM)).isEqualTo("prompt");
     assertThat(router.service.calls).isEmpty();
-    assertThat(router.service.rejected).containsExactly(r.status.getDescription());
+    assertThat(router.service.tickets).singleElement()
+        .satisfies(t -> assertThat(t.endings).containsExactly("invalid:" + r.trailer(GrpcErrors.HTTP_STATUS)));
   }
 
   @Test

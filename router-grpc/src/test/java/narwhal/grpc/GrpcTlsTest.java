@@ -27,7 +27,7 @@ import narwhal.netty.tls.ServerTls;
 import narwhal.proto.v1.StreamEvent;
 import narwhal.testing.ScriptedCompletionService;
 import narwhal.testing.tls.TestCertificates;
-import narwhal.time.ManualScheduler;
+import narwhal.testing.ManualScheduler;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

@@ -44,7 +44,7 @@ final class InProcessRouter {
           .addService(RouterService.definition(service, () -> clock.scheduler, options,
               ScriptedCompletionService.CREATED, openCalls,
               // Everything validated in place, on the manual clock's thread: no pool thread starts.
-              new RequestValidator(RequestValidator.Check.standard(), Integer.MAX_VALUE, 1)))
+              new RequestValidator(RequestValidator.Check.standard(), narwhal.api.OffLoopPool.create(Integer.MAX_VALUE, 1, 1))))
           .addService(health.getHealthService())
           .build()
           .start());

@@ -1,5 +1,8 @@
 package narwhal.grpc;
 
+import narwhal.testing.CountingPool;
+import narwhal.api.OffLoopPool;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.grpc.ManagedChannel;
@@ -58,7 +61,7 @@ class LargeRequestValidationTest {
     volatile boolean gated = true;
 
     @Override
-    public CompletionRequest apply(CompletionRequest shaped, String served) throws narwhal.api.InvalidRequestException {
+    public CompletionRequest apply(CompletionRequest shaped) throws narwhal.api.InvalidRequestException {
       threads.add(Thread.currentThread());
       entered.countDown();
       if (gated) {
@@ -69,17 +72,18 @@ class LargeRequestValidationTest {
         }
       }
       long t0 = System.nanoTime();
-      CompletionRequest valid = RequestValidator.Check.standard().apply(shaped, served);
+      CompletionRequest valid = RequestValidator.Check.standard().apply(shaped);
       lastNanos.set(System.nanoTime() - t0);
       return valid;
     }
   }
 
-  /** The front-end's validator (it owns it); read only to see a cancellation arrive. */
-  private RequestValidator validator;
+  /** The router's pool as the front-end uses it, counting the tasks that ran to the end. */
+  private CountingPool pool;
 
   private void start(int inlineLimit) {
-    validator = new RequestValidator(gate, inlineLimit, 1);
+    pool = new CountingPool(OffLoopPool.create(inlineLimit, 1, 64));
+    RequestValidator validator = new RequestValidator(gate, pool);
     frontEnd = GrpcFrontEnd.start(new GrpcFrontEndOptions("127.0.0.1", 0, 8 << 20, 1 << 20), service, boss, workers,
         NioServerSocketChannel.class, Clock.systemUTC(), validator);
     channel = cleanup.register(NettyChannelBuilder.forAddress("127.0.0.1", frontEnd.port())
@@ -135,7 +139,7 @@ class LargeRequestValidationTest {
 
   @Test
   void whileALargeRequestIsValidated_anotherCallOnTheSameLoopIsServed() throws Exception {
-    start(RequestValidator.INLINE_LIMIT);
+    start(OffLoopPool.INLINE_LIMIT);
     probeNanos(); // connected and warm
 
     send(bigChat(20_000), Duration.ofSeconds(30));
@@ -143,19 +147,19 @@ class LargeRequestValidationTest {
 
     // The validation is held; a call on the loop is answered regardless.
     assertThat(probeNanos()).isLessThan(TimeUnit.SECONDS.toNanos(2));
-    assertThat(gate.threads).singleElement().satisfies(t -> assertThat(t.getName()).startsWith("narwhal-grpc-validate-"));
+    assertThat(gate.threads).singleElement().satisfies(t -> assertThat(t.getName()).startsWith("narwhal-decode-"));
 
     gate.release.countDown();
     Poll.until("the request submitted", Duration.ofSeconds(10), () -> service.calls.size() == 1);
     // Submitted on the call's loop (the scripted service asserts it), with the validated request.
     assertThat(service.onlyCall().request.getChat().getMessagesCount()).isEqualTo(20_000);
-    assertThat(service.rejected).isEmpty();
+    assertThat(service.tickets).singleElement().satisfies(t -> assertThat(t.endings).isEmpty());
   }
 
   @Test
   void theLoopIsNotHeldForTheValidationTime() throws Exception {
     gate.gated = false;
-    start(RequestValidator.INLINE_LIMIT);
+    start(OffLoopPool.INLINE_LIMIT);
     probeNanos();
 
     CompletableFuture<Status> big = send(bigChat(100_000), Duration.ofSeconds(60));
@@ -176,22 +180,25 @@ class LargeRequestValidationTest {
 
   @Test
   void callsThatEndWhileValidating_dropTheirResults_andOneStillQueuedNeverRuns() throws Exception {
-    start(RequestValidator.INLINE_LIMIT);
+    start(OffLoopPool.INLINE_LIMIT);
     CompletableFuture<Status> running = send(bigChat(5_000), Duration.ofSeconds(3));
     assertThat(gate.entered.await(10, TimeUnit.SECONDS)).isTrue();
     CompletableFuture<Status> queued = send(bigChat(5_001), Duration.ofSeconds(3));
 
     assertThat(running.get(10, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
     assertThat(queued.get(10, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
-    // The client sees its deadline before the server's cancellation runs: wait for that to arrive.
-    narwhal.testing.Poll.until("the queued call's cancellation reached the validator", () -> validator.queued() == 0);
+    // The client sees its deadline before the server's cancellation runs: wait for both to arrive.
+    // Each call's admitted ticket ends then, at its deadline: expired, once.
+    Poll.until("both calls' cancellations ended their tickets", Duration.ofSeconds(10),
+        () -> service.tickets.stream().allMatch(t -> !t.endings.isEmpty()) && service.tickets.size() == 2);
     gate.release.countDown();
-    Thread.sleep(300);
-    probeNanos(); // the loop has run whatever the validation sent back
+    Poll.until("the running validation finished", Duration.ofSeconds(10), () -> pool.finished() == 1);
+    probeNanos(); // the loop has run whatever the validation sent back (it hopped there before this call)
 
     // The running one finished and its result was dropped; the queued one was removed unrun.
     assertThat(gate.threads).hasSize(1);
+    assertThat(pool.finished()).isEqualTo(1);
     assertThat(service.calls).isEmpty();
-    assertThat(service.rejected).isEmpty();
+    assertThat(service.tickets).allSatisfy(t -> assertThat(t.endings).containsExactly("expired:504"));
   }
 }

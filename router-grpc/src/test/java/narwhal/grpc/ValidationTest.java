@@ -60,7 +60,8 @@ class ValidationTest {
     assertThat(r.trailer(GrpcErrors.ERROR_TYPE)).isEqualTo("invalid_request_error");
     assertThat(r.trailer(GrpcErrors.HTTP_STATUS)).isEqualTo("400");
     assertThat(router.service.calls).isEmpty();
-    assertThat(router.service.rejected).containsExactly(r.status.getDescription());
+    assertThat(router.service.tickets).singleElement()
+        .satisfies(t -> assertThat(t.endings).containsExactly("invalid:" + r.trailer(GrpcErrors.HTTP_STATUS)));
   }
 
   @Test

@@ -1,12 +1,12 @@
 package narwhal.http;
 
-import com.codahale.metrics.Counter;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicInteger;
-import narwhal.core.metrics.RouterMetrics;
+import java.util.concurrent.atomic.AtomicLong;
+import narwhal.api.FrontEndMetrics;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,25 +29,24 @@ final class ClientConnections {
 
   private final int max;
   private final AtomicInteger open = new AtomicInteger();
-  private final Counter refused;
-  private final Counter headerTimeouts;
-  private final Counter idleTimeouts;
+  private final AtomicLong refused = new AtomicLong();
+  private final AtomicLong headerTimeouts = new AtomicLong();
+  private final AtomicLong idleTimeouts = new AtomicLong();
 
-  ClientConnections(int max, @Nullable RouterMetrics metrics) {
+  ClientConnections(int max, @Nullable FrontEndMetrics metrics) {
     this.max = max;
-    if (metrics == null) {
-      refused = new Counter();
-      headerTimeouts = new Counter();
-      idleTimeouts = new Counter();
-    } else {
-      metrics.gauge("narwhal_client_connections", "Open client HTTP connections", open::get);
-      metrics.gauge("narwhal_client_connections_limit", "serving.max_client_connections", () -> max);
-      refused = metrics.counter("narwhal_client_connections_refused_total",
-          "Client HTTP connections answered 503 and closed at accept: serving.max_client_connections were open");
+    if (metrics != null) {
+      metrics.registerGauge("narwhal_client_connections", "Open client HTTP connections", open::get);
+      metrics.registerGauge("narwhal_client_connections_limit", "serving.max_client_connections", () -> max);
+      metrics.registerCounter("narwhal_client_connections_refused_total",
+          "Client HTTP connections answered 503 and closed at accept: serving.max_client_connections were open",
+          refused::get);
       String timedOut = "Client HTTP connections closed by a timeout: header (serving.header_timeout_s) "
           + "or idle (serving.idle_timeout_s)";
-      headerTimeouts = metrics.counter("narwhal_client_connections_timed_out_total", timedOut, "timeout", "header");
-      idleTimeouts = metrics.counter("narwhal_client_connections_timed_out_total", timedOut, "timeout", "idle");
+      metrics.registerCounter("narwhal_client_connections_timed_out_total", timedOut, headerTimeouts::get,
+          "timeout", "header");
+      metrics.registerCounter("narwhal_client_connections_timed_out_total", timedOut, idleTimeouts::get,
+          "timeout", "idle");
     }
   }
 
@@ -59,11 +58,11 @@ final class ClientConnections {
   boolean admit(Channel ch) {
     if (open.incrementAndGet() > max) {
       open.decrementAndGet();
-      refused.inc();
-      if (refused.getCount() % 1000 == 1) {
+      long refusals = refused.incrementAndGet();
+      if (refusals % 1000 == 1) {
         // Once per thousand: a flood must not flood the log too.
         log.warn("client connection refused: serving.max_client_connections ({}) are open; {} refused so far",
-            max, refused.getCount());
+            max, refusals);
       }
       ch.writeAndFlush(Unpooled.wrappedBuffer(REFUSAL)).addListener(ChannelFutureListener.CLOSE);
       return false;
@@ -73,11 +72,11 @@ final class ClientConnections {
   }
 
   void headerTimedOut() {
-    headerTimeouts.inc();
+    headerTimeouts.incrementAndGet();
   }
 
   void idleTimedOut() {
-    idleTimeouts.inc();
+    idleTimeouts.incrementAndGet();
   }
 
   int open() {
@@ -85,15 +84,15 @@ final class ClientConnections {
   }
 
   long refused() {
-    return refused.getCount();
+    return refused.get();
   }
 
   long headerTimeouts() {
-    return headerTimeouts.getCount();
+    return headerTimeouts.get();
   }
 
   long idleTimeouts() {
-    return idleTimeouts.getCount();
+    return idleTimeouts.get();
   }
 
   private static byte[] refusal() {

@@ -21,12 +21,16 @@ import io.netty.util.ReferenceCountUtil;
 import java.util.List;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
+import narwhal.api.FrontEndMetrics;
 import narwhal.api.AdmissionTicket;
+import narwhal.api.Arrival;
+import narwhal.api.Caller;
+import narwhal.api.FrontEnd;
+import narwhal.api.TraceContext;
 import narwhal.api.ClientErrors;
 import narwhal.api.CompletionService;
 import narwhal.api.InvalidRequestException;
 import narwhal.api.RouterError;
-import narwhal.api.ServedModel;
 import narwhal.api.AuthErrors;
 import narwhal.api.Authentication;
 import narwhal.time.Scheduler;
@@ -91,13 +95,6 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
   private @Nullable Route route;
   private @Nullable RequestBodyBuffer body;
   private @Nullable String clientRequestId;
-  /**
-   * The client's W3C trace context headers, each header's values joined with "," as HTTP combines
-   * a repeated header (so two traceparents read as one invalid value, as W3C asks); "" when absent.
-   */
-  private String traceparent = "";
-  private String tracestate = "";
-  private long arrivalNanos;
   /** The admitted request whose body is being read; null once submitted or ended. */
   private @Nullable AdmittedUpload upload;
   private @Nullable CompletionResponder responder;
@@ -106,16 +103,16 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
 
   /** The ticket of a body on the decoder's threads, and the task to cancel if the client leaves. */
   private static final class PendingDecode {
-    final AdmissionTicket ticket;
+    final AdmissionTicket.Admitted ticket;
     @Nullable Future<?> task;
 
-    PendingDecode(AdmissionTicket ticket) {
+    PendingDecode(AdmissionTicket.Admitted ticket) {
       this.ticket = ticket;
     }
   }
 
   HttpConnectionHandler(HttpFrontEndOptions options, CompletionService service,
-      @Nullable PrometheusExposition metrics, long startedEpochSeconds, BodyDecoder decoder) {
+      @Nullable FrontEndMetrics metrics, long startedEpochSeconds, BodyDecoder decoder) {
     this.options = options;
     this.service = service;
     this.decoder = decoder;
@@ -265,26 +262,26 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
 
   private void startBody(HttpRequest request, Route route) {
     Scheduler loop = scheduler();
-    arrivalNanos = loop.nanoTime();
     this.route = route;
     clientRequestId = request.headers().get(Responses.REQUEST_ID_HEADER);
-    traceparent = String.join(",", request.headers().getAll("traceparent"));
-    tracestate = String.join(",", request.headers().getAll("tracestate"));
     // Authentication and admission are decided on the headers alone: an unknown caller, or an
     // overloaded or draining router, is answered before a byte of the body is read (or buffered),
     // and the body is then skipped.
     Authentication auth = service.authenticator().authenticate(authorization(request));
+    Arrival arrival = Arrival.now(loop, FrontEnd.HTTP, auth.caller() == null ? Caller.ANONYMOUS : auth.caller(),
+        clientRequestId, null, new TraceContext(TraceContext.joined(request.headers().getAll("traceparent")),
+            TraceContext.joined(request.headers().getAll("tracestate"))));
     if (auth.caller() == null) {
-      String requestId = service.rejectUnauthenticated(loop, arrivalNanos, clientRequestId, auth);
-      reply(challenge(Responses.error(auth.refusal(), requestId)));
+      service.rejectUnauthenticated(arrival, auth);
+      reply(challenge(Responses.error(auth.refusal(), arrival.requestId())));
       return;
     }
-    AdmissionTicket admitted = service.admit(loop, arrivalNanos, clientRequestId, auth.caller());
-    RouterError refusal = admitted.refusal();
-    if (refusal != null) {
-      reply(Responses.error(refusal, admitted.requestId()));
+    AdmissionTicket ticket = service.admit(arrival);
+    if (ticket instanceof AdmissionTicket.Refused refused) {
+      reply(Responses.error(refused.error(), refused.requestId()));
       return;
     }
+    AdmissionTicket.Admitted admitted = (AdmissionTicket.Admitted) ticket;
     upload = AdmittedUpload.start(admitted, this::bodyTimedOut);
     long contentLength;
     try {
@@ -335,7 +332,7 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
     byte[] bytes = body().toByteArray();
     body = null;
     Route route = this.route;
-    AdmissionTicket admitted = takeTicket();
+    AdmissionTicket.Admitted admitted = takeTicket();
     if (decoder.decodesInline(bytes.length)) {
       decoded(admitted, route, decoder.decodeNow(bytes, route, clientRequestId));
       return;
@@ -360,7 +357,7 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
     }
   }
 
-  private void decodedLater(PendingDecode pending, Route route, BodyDecoder.Outcome outcome) {
+  private void decodedLater(PendingDecode pending, Route route, BodyDecoder.Decoded outcome) {
     if (decoding != pending) {
       return; // the client left meanwhile, and its ticket was abandoned then
     }
@@ -368,27 +365,19 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
     decoded(pending.ticket, route, outcome);
   }
 
-  private void decoded(AdmissionTicket admitted, Route route, BodyDecoder.Outcome outcome) {
-    CompletionRequest request;
-    try {
-      InvalidRequestException invalid = outcome.invalid();
-      if (invalid != null) {
-        throw invalid;
-      }
-      CompletionRequest parsed = outcome.request();
-      if (parsed == null) {
-        log.error("decoding a request body failed", outcome.failure());
-        admitted.abandon();
-        rejectAndClose(Responses.internalError());
-        return;
-      }
-      // Accepted requests run on the served model, whatever (if anything) the client named.
-      // The core validates the trace context; a front-end only carries it.
-      request = ServedModel.pin(parsed, service.model()).toBuilder()
-          .setTraceparent(traceparent).setTracestate(tracestate).build();
-    } catch (InvalidRequestException e) {
-      admitted.invalid(e.error());
-      replyAndFinish(Responses.error(e.error(), admitted.requestId()));
+  private void decoded(AdmissionTicket.Admitted admitted, Route route, BodyDecoder.Decoded outcome) {
+    InvalidRequestException invalid = outcome.invalid();
+    if (invalid != null) {
+      admitted.invalid(invalid.error());
+      replyAndFinish(Responses.error(invalid.error(), admitted.requestId()));
+      return;
+    }
+    // The core pins the request to the served model and applies the trace context that came with it.
+    CompletionRequest request = outcome.request();
+    if (request == null) {
+      log.error("decoding a request body failed", outcome.failure());
+      admitted.abandon();
+      rejectAndClose(Responses.internalError());
       return;
     }
     CompletionResponder started =
@@ -410,7 +399,7 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
 
   /** The body is refused (400, 413): the core journals it as invalid; answer and close. */
   private void refuseBodyAndClose(RouterError error) {
-    AdmissionTicket admitted = takeTicket();
+    AdmissionTicket.Admitted admitted = takeTicket();
     body = null;
     admitted.invalid(error);
     rejectAndClose(Responses.error(error, admitted.requestId()));
@@ -510,15 +499,15 @@ final class HttpConnectionHandler extends ChannelInboundHandlerAdapter
     if (state != State.READING_BODY || upload == null) {
       return;
     }
-    AdmissionTicket admitted = takeTicket();
+    AdmissionTicket.Admitted admitted = takeTicket();
     body = null;
-    RouterError error = ClientErrors.bodyTimeout(admitted.timeLimitNanos());
+    RouterError error = ClientErrors.bodyTimeout(admitted.deadline().atNanos() - admitted.arrival().arrivalNanos());
     admitted.expired(error);
     rejectAndClose(Responses.error(error, admitted.requestId()));
   }
 
   /** The admitted request leaves the connection's hands (submitted or ended). */
-  private AdmissionTicket takeTicket() {
+  private AdmissionTicket.Admitted takeTicket() {
     AdmittedUpload u = upload;
     if (u == null) {
       throw new IllegalStateException("no admitted request in progress");

@@ -17,8 +17,7 @@ import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.util.Objects;
 import narwhal.api.CompletionService;
-import narwhal.api.FrontEnd;
-import narwhal.core.metrics.RouterMetrics;
+import narwhal.api.FrontEndMetrics;
 import narwhal.netty.EventLoopScheduler;
 import org.jspecify.annotations.Nullable;
 
@@ -46,8 +45,8 @@ import org.jspecify.annotations.Nullable;
  * between requests only for the idle timeout (see {@link ConnectionTimeouts}). Neither holds an
  * admission seat.
  *
- * <p>The event loop groups belong to the caller and are not shut down by {@link #close()}. The
- * front-end's own threads, which decode large request bodies off the event loops, are.
+ * <p>The event loop groups belong to the caller and are not shut down by {@link #close()}; nor is
+ * the router's off-loop pool, which decodes large request bodies ({@link CompletionService#offLoop()}).
  */
 public final class HttpFrontEnd implements AutoCloseable {
 
@@ -58,14 +57,11 @@ public final class HttpFrontEnd implements AutoCloseable {
   private final Channel serverChannel;
   private final ChannelGroup connections;
   private final ClientConnections clientConnections;
-  private final BodyDecoder decoder;
 
-  private HttpFrontEnd(Channel serverChannel, ChannelGroup connections, ClientConnections clientConnections,
-      BodyDecoder decoder) {
+  private HttpFrontEnd(Channel serverChannel, ChannelGroup connections, ClientConnections clientConnections) {
     this.serverChannel = serverChannel;
     this.connections = connections;
     this.clientConnections = clientConnections;
-    this.decoder = decoder;
   }
 
   /**
@@ -88,7 +84,7 @@ public final class HttpFrontEnd implements AutoCloseable {
   public static HttpFrontEnd start(
       HttpFrontEndOptions options,
       CompletionService service,
-      @Nullable RouterMetrics metrics,
+      @Nullable FrontEndMetrics metrics,
       EventLoopGroup bossGroup,
       EventLoopGroup workerGroup) {
     return start(options, service, bossGroup, workerGroup, NioServerSocketChannel.class, Clock.systemUTC(),
@@ -96,14 +92,14 @@ public final class HttpFrontEnd implements AutoCloseable {
   }
 
   /**
-   * As {@link #start(HttpFrontEndOptions, CompletionService, RouterMetrics, EventLoopGroup,
+   * As {@link #start(HttpFrontEndOptions, CompletionService, FrontEndMetrics, EventLoopGroup,
    * EventLoopGroup)}, for groups of another transport (epoll, io_uring), whose server channel type
    * is given.
    */
   public static HttpFrontEnd start(
       HttpFrontEndOptions options,
       CompletionService service,
-      @Nullable RouterMetrics metrics,
+      @Nullable FrontEndMetrics metrics,
       EventLoopGroup bossGroup,
       EventLoopGroup workerGroup,
       Class<? extends ServerChannel> serverChannelType) {
@@ -140,12 +136,12 @@ public final class HttpFrontEnd implements AutoCloseable {
       EventLoopGroup workerGroup,
       Class<? extends ServerChannel> serverChannelType,
       Clock clock,
-      @Nullable RouterMetrics metrics) {
+      @Nullable FrontEndMetrics metrics) {
     return start(options, service, bossGroup, workerGroup, serverChannelType, clock, metrics,
-        BodyDecoder.create());
+        BodyDecoder.openAi(service.offLoop()));
   }
 
-  /** With the given body decoder, which the front-end owns from here on (closed with it). */
+  /** With the given body decoder (tests: a parser that records its thread). */
   static HttpFrontEnd start(
       HttpFrontEndOptions options,
       CompletionService service,
@@ -153,13 +149,10 @@ public final class HttpFrontEnd implements AutoCloseable {
       EventLoopGroup workerGroup,
       Class<? extends ServerChannel> serverChannelType,
       Clock clock,
-      @Nullable RouterMetrics metrics,
+      @Nullable FrontEndMetrics metrics,
       BodyDecoder decoder) {
     Objects.requireNonNull(options, "options");
-    PrometheusExposition exposition = metrics == null ? null : new PrometheusExposition(metrics);
     Objects.requireNonNull(service, "service");
-    // Every request this front-end admits is journalled as carried over HTTP.
-    CompletionService httpService = service.forFrontEnd(FrontEnd.HTTP);
     long startedEpochSeconds = clock.instant().getEpochSecond();
     ChannelGroup connections =
         new DefaultChannelGroup("narwhal-http", GlobalEventExecutor.INSTANCE);
@@ -194,17 +187,12 @@ public final class HttpFrontEnd implements AutoCloseable {
                         .addLast(
                             "front-end",
                             new HttpConnectionHandler(
-                                options, httpService, exposition, startedEpochSeconds, decoder));
+                                options, service, metrics, startedEpochSeconds, decoder));
                   }
                 });
-    Channel serverChannel;
-    try {
-      serverChannel = bootstrap.bind(options.host(), options.port()).syncUninterruptibly().channel();
-    } catch (Exception e) { // Netty's bind rethrows the checked BindException undeclared
-      decoder.close();
-      throw e;
-    }
-    return new HttpFrontEnd(serverChannel, connections, clientConnections, decoder);
+    // Netty's bind rethrows the checked BindException undeclared.
+    Channel serverChannel = bootstrap.bind(options.host(), options.port()).syncUninterruptibly().channel();
+    return new HttpFrontEnd(serverChannel, connections, clientConnections);
   }
 
   /** Client connections open now. */
@@ -235,7 +223,5 @@ public final class HttpFrontEnd implements AutoCloseable {
       closing.awaitUninterruptibly();
       closingConnections.awaitUninterruptibly();
     }
-    // After the connections: a decode still running is dropped by its (closed) connection.
-    decoder.close();
   }
 }

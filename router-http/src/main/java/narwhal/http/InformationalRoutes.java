@@ -5,6 +5,7 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.util.Map;
+import narwhal.api.FrontEndMetrics;
 import narwhal.api.ClientErrors;
 import narwhal.api.CompletionService;
 import narwhal.openai.Json;
@@ -19,10 +20,10 @@ import org.jspecify.annotations.Nullable;
 final class InformationalRoutes {
 
   private final CompletionService service;
-  private final @Nullable PrometheusExposition metrics;
+  private final @Nullable FrontEndMetrics metrics;
   private final long startedEpochSeconds;
 
-  InformationalRoutes(CompletionService service, @Nullable PrometheusExposition metrics, long startedEpochSeconds) {
+  InformationalRoutes(CompletionService service, @Nullable FrontEndMetrics metrics, long startedEpochSeconds) {
     this.service = service;
     this.metrics = metrics;
     this.startedEpochSeconds = startedEpochSeconds;
@@ -78,7 +79,7 @@ final class InformationalRoutes {
       return Responses.error(Responses.notFound("GET", Endpoint.METRICS.path), null);
     }
     FullHttpResponse response = Responses.json(HttpResponseStatus.OK, metrics.scrape());
-    response.headers().set(HttpHeaderNames.CONTENT_TYPE, PrometheusExposition.CONTENT_TYPE);
+    response.headers().set(HttpHeaderNames.CONTENT_TYPE, metrics.scrapeContentType());
     return response;
   }
 }

@@ -8,9 +8,10 @@ import narwhal.testing.ScriptedCompletionService.Ticket;
 import org.junit.jupiter.api.Test;
 
 /**
- * The front-end's side of admission: a ticket is taken on the request's headers, a refusal is
- * answered before the body is read, and every ticket the front-end keeps is ended exactly once
- * (invalid body, client gone mid-body, or handed to submit).
+ * HTTP's side of admission beyond the front-end conformance suite (which checks, for both
+ * front-ends, that a ticket is taken before the request is read and that a refused, invalid, too
+ * large or other-model request ends its ticket once): the connection after a refusal, and a client
+ * gone mid-body.
  */
 class AdmissionHandlingTest extends FrontEndTestSupport {
 
@@ -47,34 +48,6 @@ class AdmissionHandlingTest extends FrontEndTestSupport {
       assertThat(http.readResponse().status()).isEqualTo(200);
     }
     assertThat(service.pendingCalls()).isEqualTo(1);
-  }
-
-  @Test
-  void invalidBody_endsTheTicketAsInvalid_andIsNeverSubmitted() throws Exception {
-    var r = post("/v1/completions", "{\"prompt\": \"x\", \"n\": 3}");
-
-    assertThat(r.statusCode()).isEqualTo(400);
-    Ticket ticket = nextTicket();
-    assertThat(r.headers().firstValue("x-request-id")).hasValue(ticket.requestId());
-    assertThat(ticket.endings).containsExactly("invalid:400");
-    assertThat(service.pendingCalls()).isZero();
-  }
-
-  @Test
-  void anotherModel_endsTheTicketAsInvalid404() throws Exception {
-    var r = post("/v1/completions", "{\"model\": \"nope\", \"prompt\": \"x\"}");
-
-    assertThat(r.statusCode()).isEqualTo(404);
-    assertThat(nextTicket().endings).containsExactly("invalid:404");
-  }
-
-  @Test
-  void bodyOverTheLimit_endsTheTicketAsInvalid413() throws Exception {
-    try (RawHttpConnection http = new RawHttpConnection(frontEnd.port())) {
-      http.send("POST /v1/completions HTTP/1.1\r\nHost: t\r\nContent-Length: 99999\r\n\r\n");
-      assertThat(http.readResponse().status()).isEqualTo(413);
-    }
-    assertThat(nextTicket().endings).containsExactly("invalid:413");
   }
 
   @Test

@@ -1,5 +1,8 @@
 package narwhal.http;
 
+import narwhal.api.OffLoopPool;
+import narwhal.testing.CountingPool;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.util.concurrent.FastThreadLocalThread;
@@ -40,6 +43,9 @@ class BodyDecodingTest extends FrontEndTestSupport {
   }
 
   /** A parser that records its thread and waits for the test before decoding. */
+  /** The router's pool (one thread) as the front-end uses it, counting finished decodes. */
+  private final CountingPool pool = new CountingPool(OffLoopPool.create(OffLoopPool.INLINE_LIMIT, 1, 256));
+
   private static final class GatedParser implements BodyDecoder.Parser {
     final AtomicReference<Thread> thread = new AtomicReference<>();
     final CountDownLatch entered = new CountDownLatch(1);
@@ -74,13 +80,13 @@ class BodyDecodingTest extends FrontEndTestSupport {
   @Test
   void largeBody_decodesOnTheDecoderThreads_whileTheSameLoopServesHealth() throws Exception {
     GatedParser parser = new GatedParser();
-    MultiThreadIoEventLoopGroup loop = restartOnOneLoop(new BodyDecoder(parser, BodyDecoder.INLINE_LIMIT, 1));
+    MultiThreadIoEventLoopGroup loop = restartOnOneLoop(new BodyDecoder(parser, pool));
     try (RawHttpConnection big = new RawHttpConnection(frontEnd.port());
         RawHttpConnection other = new RawHttpConnection(frontEnd.port())) {
       big.post("/v1/chat/completions", bigChat(1_000));
       assertThat(parser.entered.await(10, TimeUnit.SECONDS)).isTrue();
       assertThat(parser.thread.get()).isNotInstanceOf(FastThreadLocalThread.class);
-      assertThat(parser.thread.get().getName()).startsWith("narwhal-http-decode-");
+      assertThat(parser.thread.get().getName()).startsWith("narwhal-decode-");
 
       // The one event loop is free while the body decodes: a parse on it would hold this for 20 s.
       other.send("GET /health HTTP/1.1\r\nHost: test\r\n\r\n");
@@ -99,7 +105,7 @@ class BodyDecodingTest extends FrontEndTestSupport {
   @Test
   void clientGoneWhileDecoding_freesTheSeatOnce_andNothingIsSubmitted() throws Exception {
     GatedParser parser = new GatedParser();
-    MultiThreadIoEventLoopGroup loop = restartOnOneLoop(new BodyDecoder(parser, BodyDecoder.INLINE_LIMIT, 1));
+    MultiThreadIoEventLoopGroup loop = restartOnOneLoop(new BodyDecoder(parser, pool));
     try {
       try (RawHttpConnection big = new RawHttpConnection(frontEnd.port())) {
         big.post("/v1/chat/completions", bigChat(1_000));
@@ -110,7 +116,11 @@ class BodyDecodingTest extends FrontEndTestSupport {
       await("the seat freed", () -> !ticket.endings.isEmpty());
       parser.release.countDown();
       // The decoded result comes back to a closed connection and is dropped.
-      Thread.sleep(200);
+      await("the decode finished", () -> pool.finished() == 1);
+      try (RawHttpConnection probe = new RawHttpConnection(frontEnd.port())) {
+        probe.send("GET /health HTTP/1.1\r\nHost: test\r\n\r\n");
+        probe.readResponse(); // served on the same loop, after the decoded result's hop back
+      }
       assertThat(ticket.endings).containsExactly("abandon");
       assertThat(service.pendingCalls()).isZero();
     } finally {
@@ -134,7 +144,7 @@ class BodyDecodingTest extends FrontEndTestSupport {
         decodeEnd.set(System.nanoTime());
       }
     };
-    MultiThreadIoEventLoopGroup loop = restartOnOneLoop(new BodyDecoder(timed, BodyDecoder.INLINE_LIMIT, 1));
+    MultiThreadIoEventLoopGroup loop = restartOnOneLoop(new BodyDecoder(timed, pool));
     try (RawHttpConnection big = new RawHttpConnection(frontEnd.port());
         RawHttpConnection other = new RawHttpConnection(frontEnd.port())) {
       // A first answer loads what /health needs, so the polls below time the loop, not class loading.

@@ -67,7 +67,7 @@ class ClientConnectionCapTest extends FrontEndTestSupport {
     connections.idleTimedOut();
     connections.idleTimedOut();
 
-    String text = new String(new PrometheusExposition(metrics).scrape(), StandardCharsets.UTF_8);
+    String text = new String(metrics.scrape(), StandardCharsets.UTF_8);
 
     assertThat(text).contains(
         "# TYPE narwhal_client_connections gauge\n", "narwhal_client_connections 0.0\n",

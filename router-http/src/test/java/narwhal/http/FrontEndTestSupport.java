@@ -107,13 +107,17 @@ abstract class FrontEndTestSupport {
   }
 
   /** Polls {@code condition} every few milliseconds for up to 10 s. */
-  static void await(String what, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Thread.sleep(5);
-    }
+  /**
+   * Waits until everything already queued on {@code call}'s event loop has run: what a test
+   * asserting that nothing happened waits for, instead of sleeping.
+   */
+  static void drainLoop(narwhal.testing.ScriptedCompletionService.Call call) throws Exception {
+    java.util.concurrent.CompletableFuture<Void> passed = new java.util.concurrent.CompletableFuture<>();
+    call.loop.execute(() -> passed.complete(null));
+    passed.get(10, TimeUnit.SECONDS);
+  }
+
+  static void await(String what, BooleanSupplier condition) {
+    narwhal.testing.Poll.until(what, Duration.ofSeconds(10), condition);
   }
 }

@@ -38,7 +38,8 @@ class HttpFlowControlTest extends FrontEndTestSupport {
     Call call = service.nextCall();
 
     await("the request to be cancelled", () -> call.handle.cancels.get() > 0);
-    Thread.sleep(50);
+    await("the connection closed", () -> frontEnd.openConnections() == 0);
+    drainLoop(call);
     assertThat(call.handle.cancels.get()).isEqualTo(1);
   }
 
@@ -54,7 +55,7 @@ class HttpFlowControlTest extends FrontEndTestSupport {
     await("the request to be cancelled", () -> call.handle.cancels.get() > 0);
     // A late outcome after the disconnect is ignored, and does not cancel again.
     call.loop.execute(() -> call.sink.onError(RouterError.of(502, "decode", "decode", "late")));
-    Thread.sleep(50);
+    drainLoop(call); // the late outcome has been handled
     assertThat(call.handle.cancels.get()).isEqualTo(1);
   }
 
@@ -66,7 +67,9 @@ class HttpFlowControlTest extends FrontEndTestSupport {
       assertThat(http.readResponse().sseData()).last().isEqualTo("[DONE]");
     }
     Call call = service.nextCall();
-    Thread.sleep(50);
+    // The server has seen the disconnect, and whatever it queued on the loop for it has run.
+    await("the connection closed", () -> frontEnd.openConnections() == 0);
+    drainLoop(call);
 
     assertThat(call.handle.cancels.get()).isZero();
   }

@@ -30,7 +30,7 @@ import narwhal.netty.tls.ServerTls;
 import narwhal.testing.ScriptedCompletionService.Call;
 import narwhal.testing.tls.LegacyClientHello;
 import narwhal.testing.tls.TestCertificates;
-import narwhal.time.ManualScheduler;
+import narwhal.testing.ManualScheduler;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

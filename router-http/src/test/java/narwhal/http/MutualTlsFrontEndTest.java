@@ -16,7 +16,7 @@ import narwhal.config.ClientAuthMode;
 import narwhal.config.ServingTlsConfig;
 import narwhal.netty.tls.ServerTls;
 import narwhal.testing.tls.TestCertificates;
-import narwhal.time.ManualScheduler;
+import narwhal.testing.ManualScheduler;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

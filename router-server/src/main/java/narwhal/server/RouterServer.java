@@ -49,6 +49,10 @@ import org.slf4j.LoggerFactory;
  * A running router: the HTTP front-end, the core and the engine transport, assembled from a fleet
  * configuration. Client connections and engine connections share one set of event loops, so a
  * request and both of its engine legs run on the same thread without hand-offs.
+ *
+ * <p>Why one class of about 430 lines: it is the assembly, and the order in which the parts are
+ * built (and, in {@link #close()} and the graceful shutdown, stopped) is the thing to read in one
+ * place; each part is its own class elsewhere.
  */
 public final class RouterServer implements AutoCloseable {
 
@@ -418,6 +422,8 @@ public final class RouterServer implements AutoCloseable {
     }
     http.close();
     awaitCancellations();
+    // After the connections: a decode still running is dropped by its (closed) connection or call.
+    router.close();
     controller.close();
     cache.close();
     profiles.close();

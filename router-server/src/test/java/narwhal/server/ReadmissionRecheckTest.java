@@ -12,7 +12,7 @@ import narwhal.core.profile.EngineGeneration;
 import narwhal.core.profile.ProfileBinder;
 import narwhal.core.profile.ProfileBook;
 import narwhal.core.profile.ProfilesDocument;
-import narwhal.time.ManualScheduler;
+import narwhal.testing.ManualScheduler;
 import org.junit.jupiter.api.Test;
 
 /** Readmissions reach the binder, once it is attached; other breaker events do not. */

@@ -36,8 +36,9 @@ public abstract class ForwardingDialect implements EngineDialect {
   }
 
   @Override
-  public KvHandoffDescriptor readPrefillResponse(String body, String connector) throws UnreadableHandoffException {
-    return delegate.readPrefillResponse(body, connector);
+  public narwhal.spi.PrefillAnswer readPrefillAnswer(String body, String connector)
+      throws UnreadableHandoffException {
+    return delegate.readPrefillAnswer(body, connector);
   }
 
   @Override
@@ -95,16 +96,6 @@ public abstract class ForwardingDialect implements EngineDialect {
   @Override
   public List<String> configurationProblems(EngineSpec engine) {
     return delegate.configurationProblems(engine);
-  }
-
-  @Override
-  public long readPrefillPromptTokens(String body) {
-    return delegate.readPrefillPromptTokens(body);
-  }
-
-  @Override
-  public long readPrefillCachedTokens(String body) {
-    return delegate.readPrefillCachedTokens(body);
   }
 
   @Override

@@ -9,7 +9,15 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.Map;
 import narwhal.api.AdmissionTicket;
+import narwhal.api.Arrival;
+import narwhal.api.Authentication;
+import narwhal.api.ClientAuthenticator;
+import narwhal.api.InvalidRequestException;
+import narwhal.api.OffLoopPool;
+import narwhal.api.ServedModel;
+import narwhal.time.Deadline;
 import narwhal.api.ClientSink;
 import narwhal.api.CompletionService;
 import narwhal.api.RequestHandle;
@@ -29,8 +37,14 @@ import org.jspecify.annotations.Nullable;
  * The script receives each submitted {@link Call} and drives its sink on the request's loop,
  * usually through {@link Call#after}, {@link Call#sequence} or {@link Call#stream}. Everything the
  * front-end asks of the service is recorded for assertions: admission {@link #tickets} and how
- * each ended, every submitted {@link #calls call} (with its deadline, if the front-end passed one),
- * the {@link #rejected} refusals, and each request's cancels, aborts and writability signals.
+ * each ended, every submitted {@link #calls call} (with its arrival and deadline), the {@link
+ * #unauthenticated} refusals, and each request's cancels, aborts and writability signals. It does
+ * what the core does with a submitted request before running it: pins it to {@link #MODEL} (404
+ * for another, ending the ticket invalid) and applies the trace context that came with it.
+ *
+ * <p>Why one class of about 440 lines: it is the whole core as a front-end sees it (admission,
+ * tickets, submit, the calls and handles a test scripts and inspects), and a front-end's test
+ * reaches all of it through one object.
  *
  * <p>Both front-ends' tests share this one double, so they script the core the same way. As the
  * core does, it drops scripted steps once the front-end cancelled or aborted the request; a test
@@ -48,8 +62,8 @@ public final class ScriptedCompletionService implements CompletionService {
   public final List<Call> calls = Collections.synchronizedList(new ArrayList<>());
   /** The submitted requests {@link #nextCall} has not handed out yet. */
   private final BlockingQueue<Call> unclaimed = new LinkedBlockingQueue<>();
-  /** The messages of the refusals the front-end reported through {@code rejectInvalid}. */
-  public final List<String> rejected = Collections.synchronizedList(new ArrayList<>());
+  /** The refusals the front-end reported through {@code rejectUnauthenticated}, as their messages. */
+  public final List<String> unauthenticated = Collections.synchronizedList(new ArrayList<>());
   /** Every admission ticket handed out, in order. */
   public final BlockingQueue<Ticket> tickets = new LinkedBlockingQueue<>();
   private volatile Consumer<Call> script = call -> {};
@@ -58,6 +72,9 @@ public final class ScriptedCompletionService implements CompletionService {
   private volatile @Nullable RouterError refusal;
   private volatile int seats = Integer.MAX_VALUE;
   private final AtomicInteger seated = new AtomicInteger();
+  private volatile long requestTimeoutNanos = Long.MAX_VALUE;
+  private volatile OffLoopPool offLoop = OffLoopPool.create();
+  private volatile ClientAuthenticator authenticator = ClientAuthenticator.OPEN;
 
   public void script(Consumer<Call> script) {
     this.script = script;
@@ -89,6 +106,19 @@ public final class ScriptedCompletionService implements CompletionService {
     this.seats = seats;
   }
 
+  /**
+   * The router's {@code serving.request_timeout_s}: each ticket's deadline is the earlier of the
+   * client's and this after arrival (default: none).
+   */
+  public void requestTimeout(java.time.Duration timeout) {
+    this.requestTimeoutNanos = timeout.toNanos();
+  }
+
+  /** The pool front-ends decode large requests on (default: the router's own settings). */
+  public void offLoop(OffLoopPool pool) {
+    this.offLoop = pool;
+  }
+
   /** The next submitted call not yet handed out, waiting up to 10 s. */
   public Call nextCall() throws InterruptedException {
     Call call = unclaimed.poll(10, TimeUnit.SECONDS);
@@ -114,10 +144,12 @@ public final class ScriptedCompletionService implements CompletionService {
   }
 
   @Override
-  public AdmissionTicket admit(Scheduler loop, long arrivalNanos, @Nullable String clientRequestId) {
-    if (!loop.inLoop()) {
+  public AdmissionTicket admit(Arrival arrival) {
+    if (!arrival.loop().inLoop()) {
       throw new AssertionError("admit called off the request's loop");
     }
+    Deadline deadline = requestTimeoutNanos == Long.MAX_VALUE ? arrival.clientDeadline()
+        : Deadline.requestTimeout(arrival.arrivalNanos(), requestTimeoutNanos).earliest(arrival.clientDeadline());
     RouterError refused = refusal;
     Runnable release = () -> {};
     if (refused == null && seats != Integer.MAX_VALUE) {
@@ -128,47 +160,69 @@ public final class ScriptedCompletionService implements CompletionService {
         release = seated::decrementAndGet;
       }
     }
-    Ticket ticket = new Ticket("ticket-" + ticketIds.incrementAndGet(), loop, arrivalNanos, refused, release);
+    Ticket ticket = new Ticket(this, arrival, deadline, refused, release);
     tickets.add(ticket);
-    return ticket;
+    return refused != null ? new AdmissionTicket.Refused(arrival, deadline, refused)
+        : new AdmissionTicket.Admitted(arrival, deadline, ticket);
   }
 
   @Override
   public RequestHandle submit(AdmissionTicket ticket, CompletionRequest request, ClientSink sink) {
-    Handle handle = record(request, sink, ticket.loop(), ticket.arrivalNanos(), null);
-    if (ticket instanceof Ticket t) {
-      handle.release = t.release; // the request now holds the ticket's seat
-    }
-    return handle;
-  }
-
-  @Override
-  public RequestHandle submit(CompletionRequest request, ClientSink sink, Scheduler loop, long arrivalNanos) {
-    return record(request, sink, loop, arrivalNanos, null);
-  }
-
-  @Override
-  public RequestHandle submit(
-      CompletionRequest request, ClientSink sink, Scheduler loop, long arrivalNanos, long deadlineNanos) {
-    return record(request, sink, loop, arrivalNanos, deadlineNanos);
-  }
-
-  private Handle record(
-      CompletionRequest request, ClientSink sink, Scheduler loop, long arrivalNanos, @Nullable Long deadlineNanos) {
-    if (!loop.inLoop()) {
+    if (!ticket.loop().inLoop()) {
       throw new AssertionError("submit called off the request's loop");
     }
-    Call call = new Call(request, sink, loop, arrivalNanos, deadlineNanos, "rid-" + ids.incrementAndGet(),
-        stepsAfterCancel);
+    if (ticket instanceof AdmissionTicket.Refused refused) {
+      Handle handle = new Handle(refused.requestId());
+      refused.loop().execute(() -> sink.onError(refused.error()));
+      return handle;
+    }
+    return ((AdmissionTicket.Admitted) ticket).takeOver(this).start(request, sink);
+  }
+
+  private RequestHandle record(Ticket ticket, CompletionRequest request, ClientSink sink) {
+    CompletionRequest pinned;
+    try {
+      pinned = ServedModel.pin(request, MODEL);
+    } catch (InvalidRequestException e) {
+      ticket.invalid(e.error());
+      Handle handle = new Handle(ticket.requestId());
+      ticket.arrival.loop().execute(() -> sink.onError(e.error()));
+      return handle;
+    }
+    Arrival arrival = ticket.arrival;
+    Call call = new Call(ticket.arrival.trace().applyTo(pinned), sink, arrival, ticket.deadline,
+        "rid-" + ids.incrementAndGet(), stepsAfterCancel);
+    call.handle.release = ticket.release; // the request now holds the ticket's seat
     calls.add(call);
     unclaimed.add(call);
     script.accept(call);
     return call.handle;
   }
 
+  /** Checks credentials with {@code authenticator} (default: every caller is let in, anonymous). */
+  public void authenticator(ClientAuthenticator authenticator) {
+    this.authenticator = authenticator;
+  }
+
   @Override
-  public void rejectInvalid(Scheduler loop, long arrivalNanos, @Nullable String clientRequestId, RouterError error) {
-    rejected.add(error.message());
+  public ClientAuthenticator authenticator() {
+    return authenticator;
+  }
+
+  @Override
+  public void rejectUnauthenticated(Arrival arrival, Authentication refused) {
+    RouterError error = refused.refusal();
+    unauthenticated.add(error == null ? "" : error.message());
+  }
+
+  @Override
+  public OffLoopPool offLoop() {
+    return offLoop;
+  }
+
+  @Override
+  public @Nullable Map<String, Object> stateDocument(Scheduler loop) {
+    return null;
   }
 
   @Override
@@ -208,24 +262,29 @@ public final class ScriptedCompletionService implements CompletionService {
   public static final class Call {
     public final CompletionRequest request;
     public final ClientSink sink;
+    public final Arrival arrival;
     public final Scheduler loop;
     public final long arrivalNanos;
     public final long submittedNanos;
-    /** The client's deadline the front-end passed on submit, or null if it passed none. */
+    /** The request's deadline, as admission computed it. */
+    public final Deadline deadline;
+    /** The client's own deadline the front-end passed at arrival, or null if it passed none. */
     public final @Nullable Long deadlineNanos;
     public final Handle handle;
     /** What {@link ClientSink#isWritable()} answered after each event {@link #deliver} delivered. */
     public final List<Boolean> writableAfterEvents = new CopyOnWriteArrayList<>();
     private final boolean stepsAfterCancel;
 
-    Call(CompletionRequest request, ClientSink sink, Scheduler loop, long arrivalNanos,
-        @Nullable Long deadlineNanos, String id, boolean stepsAfterCancel) {
+    Call(CompletionRequest request, ClientSink sink, Arrival arrival, Deadline deadline, String id,
+        boolean stepsAfterCancel) {
       this.request = request;
       this.sink = sink;
-      this.loop = loop;
-      this.arrivalNanos = arrivalNanos;
+      this.arrival = arrival;
+      this.loop = arrival.loop();
+      this.arrivalNanos = arrival.arrivalNanos();
       this.submittedNanos = loop.nanoTime();
-      this.deadlineNanos = deadlineNanos;
+      this.deadline = deadline;
+      this.deadlineNanos = arrival.clientDeadline().isSet() ? Long.valueOf(arrival.clientDeadline().atNanos()) : null;
       this.handle = new Handle(id);
       this.stepsAfterCancel = stepsAfterCancel;
     }
@@ -279,42 +338,42 @@ public final class ScriptedCompletionService implements CompletionService {
     }
   }
 
-  /** An admission ticket that records how the front-end ended it. */
-  public static final class Ticket implements AdmissionTicket {
-    private final String id;
-    private final Scheduler loop;
-    private final long arrivalNanos;
+  /** An admission ticket's service side, recording how the front-end ended it. */
+  public static final class Ticket implements AdmissionTicket.Owner {
+    private final ScriptedCompletionService service;
+    private final Arrival arrival;
+    private final Deadline deadline;
     private final @Nullable RouterError refusal;
     private final Runnable release;
     /** Each ending: {@code invalid:<status>}, {@code abandon} or {@code expired:<status>}. */
     public final List<String> endings = new CopyOnWriteArrayList<>();
 
-    Ticket(String id, Scheduler loop, long arrivalNanos, @Nullable RouterError refusal, Runnable release) {
-      this.id = id;
-      this.loop = loop;
-      this.arrivalNanos = arrivalNanos;
+    Ticket(ScriptedCompletionService service, Arrival arrival, Deadline deadline, @Nullable RouterError refusal,
+        Runnable release) {
+      this.service = service;
+      this.arrival = arrival;
+      this.deadline = deadline;
       this.refusal = refusal;
       this.release = release;
     }
 
-    @Override
     public String requestId() {
-      return id;
+      return arrival.requestId();
     }
 
-    @Override
-    public Scheduler loop() {
-      return loop;
+    /** What the front-end passed at arrival. */
+    public Arrival arrival() {
+      return arrival;
     }
 
-    @Override
-    public long arrivalNanos() {
-      return arrivalNanos;
-    }
-
-    @Override
+    /** The refusal admission answered, or null when admitted. */
     public @Nullable RouterError refusal() {
       return refusal;
+    }
+
+    @Override
+    public CompletionService issuer() {
+      return service;
     }
 
     @Override
@@ -330,14 +389,14 @@ public final class ScriptedCompletionService implements CompletionService {
     }
 
     @Override
-    public long timeLimitNanos() {
-      return Long.MAX_VALUE;
-    }
-
-    @Override
     public void expired(RouterError error) {
       endings.add("expired:" + error.status());
       release.run();
+    }
+
+    @Override
+    public RequestHandle start(CompletionRequest request, ClientSink sink) {
+      return service.record(this, request, sink);
     }
   }
 

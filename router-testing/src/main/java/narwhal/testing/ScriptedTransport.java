@@ -15,7 +15,7 @@ import narwhal.spi.TransportFailure;
 /**
  * An {@link EngineTransport} with no sockets: every exchange is recorded and the test plays the
  * engine's part by hand ({@link Call#respond}, {@link Call#event}, {@link Call#end}, ...). With a
- * {@link narwhal.time.ManualScheduler} this tests engine-leg timing exactly.
+ * {@link ManualScheduler} this tests engine-leg timing exactly.
  */
 public final class ScriptedTransport implements EngineTransport {
 

@@ -9,7 +9,6 @@ import java.util.Map;
 import narwhal.config.EngineRole;
 import narwhal.config.EngineSpec;
 import narwhal.openai.Json;
-import narwhal.openai.AnswerUsage;
 import narwhal.openai.ModelLists;
 import narwhal.openai.OpenAiErrorBodies;
 import narwhal.openai.OpenAiRequestCodec;
@@ -71,19 +70,10 @@ public final class TestDialect implements EngineDialect {
     return post(request.getRoute(), body, backendRequestId);
   }
 
-  /** {@code usage.prompt_tokens}, as every OpenAI-compatible answer carries it. */
+  /** The handoff object and the {@code usage} counts, from one tree of the answer. */
   @Override
-  public long readPrefillPromptTokens(String body) {
-    return AnswerUsage.promptTokens(body);
-  }
-
-  @Override
-  public long readPrefillCachedTokens(String body) {
-    return AnswerUsage.cachedTokens(body);
-  }
-
-  @Override
-  public KvHandoffDescriptor readPrefillResponse(String body, String connector) throws UnreadableHandoffException {
+  public narwhal.spi.PrefillAnswer readPrefillAnswer(String body, String connector)
+      throws UnreadableHandoffException {
     JsonNode response;
     try {
       response = Json.mapper().readTree(body);
@@ -97,7 +87,11 @@ public final class TestDialect implements EngineDialect {
     if (!handoff.isObject()) {
       throw new UnreadableHandoffException(HANDOFF + " is not an object");
     }
-    return TestHandoffJson.read((ObjectNode) handoff, connector);
+    JsonNode promptTokens = response.path("usage").path("prompt_tokens");
+    JsonNode cachedTokens = response.path("usage").path("prompt_tokens_details").path("cached_tokens");
+    return new narwhal.spi.PrefillAnswer(TestHandoffJson.read((ObjectNode) handoff, connector),
+        promptTokens.canConvertToLong() && promptTokens.isIntegralNumber() ? promptTokens.asLong() : 0,
+        cachedTokens.canConvertToLong() && cachedTokens.isIntegralNumber() ? cachedTokens.asLong() : -1);
   }
 
   @Override

@@ -58,7 +58,7 @@ public class DecodeRequestBenchmark {
         + "\"kv_transfer_params\":{\"do_remote_prefill\":true,\"do_remote_decode\":false,"
         + "\"remote_block_ids\":[4,5,6,7,8,9,10,11],\"remote_engine_id\":\"7f3c1b2a-engine-p\","
         + "\"remote_request_id\":\"cmpl-rid-p1-0\",\"remote_host\":\"10.0.0.7\",\"remote_port\":5600,\"tp_size\":1}}";
-    handoff = vllm.readPrefillResponse(answer, "nixl");
+    handoff = vllm.readPrefillAnswer(answer, "nixl").handoff();
     draft = vllm.draftDecodeRequest(request);
   }
 

@@ -117,7 +117,7 @@ public final class AdaptiveCommand implements Callable<Integer> {
     SimSettings sim = SimSettings.gpu(MODEL, seed, words(simFlags));
     String routerOpts = RouterJvmOptions.choose(routerJavaOpts, repo).options();
     log("results in " + dir);
-    Map<String, List<RunResult>> byTrace = new LinkedHashMap<>();
+    Map<String, List<ArmRun>> byTrace = new LinkedHashMap<>();
     try (EngineProcesses engines = EngineProcesses.start(ENGINES, 0, sim, java, classpath, words(engineJavaOpts),
         List.of(), dir.resolve("logs"))) {
       List<HttpTarget> targets = engines.prefillTargets();
@@ -126,16 +126,16 @@ public final class AdaptiveCommand implements Callable<Integer> {
       for (TraceShape shape : shapes) {
         List<TracePhase> phases = shape.phases(phaseSeconds, longPrompt, shortPrompt, longOutput, shortOutput);
         List<String> wanted = List.of(configs.split(","));
-        List<RunResult> results = new ArrayList<>();
+        List<ArmRun> results = new ArrayList<>();
         // The best static split: the highest goodput, ties to the higher mean attainment.
         Configuration best = Configuration.staticSplit(ENGINES / 2, ENGINES);
-        Comparator<List<RunResult>> better = Comparator.comparingDouble((List<RunResult> sweep) -> Goodput.of(sweep))
-            .thenComparingDouble(sweep -> sweep.stream().mapToDouble(RunResult::attainment).average().orElse(0));
-        List<RunResult> bestSweep = null;
+        Comparator<List<ArmRun>> better = Comparator.comparingDouble((List<ArmRun> sweep) -> Goodput.of(sweep))
+            .thenComparingDouble(sweep -> sweep.stream().mapToDouble(ArmRun::attainment).average().orElse(0));
+        List<ArmRun> bestSweep = null;
         if (wanted.contains("static")) {
           for (int prefill = 1; prefill < ENGINES; prefill++) {
             Configuration c = Configuration.staticSplit(prefill, ENGINES);
-            List<RunResult> sweep = runner.sweep(shape, phases, c, rateList);
+            List<ArmRun> sweep = runner.sweep(shape, phases, c, rateList);
             results.addAll(sweep);
             if (bestSweep == null || better.compare(sweep, bestSweep) > 0) {
               bestSweep = sweep;
@@ -213,11 +213,11 @@ public final class AdaptiveCommand implements Callable<Integer> {
       this.profiles = profiles;
     }
 
-    List<RunResult> sweep(TraceShape shape, List<TracePhase> phases, Configuration config, List<Double> rates)
+    List<ArmRun> sweep(TraceShape shape, List<TracePhase> phases, Configuration config, List<Double> rates)
         throws IOException, InterruptedException {
-      List<RunResult> results = new ArrayList<>();
+      List<ArmRun> results = new ArrayList<>();
       for (double rate : rates) {
-        RunResult r = run(shape, phases, config, rate);
+        ArmRun r = run(shape, phases, config, rate);
         results.add(r);
         log(String.format(Locale.ROOT, "%-15s %-22s rate %5.1f/s: attainment %5.1f %% (%d/%d; %d refused, %d failed)",
             shape.label(), config.name(), rate, 100 * r.attainment(), r.met(), r.offered(), r.refused(), r.failed()));
@@ -230,7 +230,7 @@ public final class AdaptiveCommand implements Callable<Integer> {
       return results;
     }
 
-    private RunResult run(TraceShape shape, List<TracePhase> phases, Configuration config, double rate)
+    private ArmRun run(TraceShape shape, List<TracePhase> phases, Configuration config, double rate)
         throws IOException, InterruptedException {
       String tag = shape.label() + "-" + config.name() + "-" + rate;
       Path fleet = AdaptiveFleetFile.write(dir.resolve("fleets").resolve(tag + ".json"), MODEL, engines, config,
@@ -243,7 +243,7 @@ public final class AdaptiveCommand implements Callable<Integer> {
           dir.resolve("logs").resolve("router-" + tag + ".log"), journal)) {
         String base = new HttpTarget("127.0.0.1", port).url();
         OpenLoopClient client = new OpenLoopClient(base, MODEL);
-        List<RequestOutcome> outcomes;
+        List<ReplayedRequest> outcomes;
         List<RoleSampler.Sample> roles;
         try (RoleSampler sampler = new RoleSampler(base, Duration.ofMillis(500))) {
           outcomes = client.replay(trace, Duration.ofSeconds(120));
@@ -252,7 +252,7 @@ public final class AdaptiveCommand implements Callable<Integer> {
         // Let the engines drain whatever the router cancelled before the next run starts.
         Thread.sleep(1000);
         ControllerDecisions.keep(journal, dir.resolve("decisions").resolve(tag + ".jsonl"));
-        return RunResult.score(shape.label(), config.name(), rate, trace.arrivals().size(), outcomes, sloTtftS,
+        return ArmRun.score(shape.label(), config.name(), rate, trace.arrivals().size(), outcomes, sloTtftS,
             sloTpotS, roles);
       }
     }

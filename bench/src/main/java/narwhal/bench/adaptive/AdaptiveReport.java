@@ -30,7 +30,7 @@ final class AdaptiveReport {
 
   private AdaptiveReport() {}
 
-  static void write(Path dir, String command, Map<String, List<RunResult>> byTrace,
+  static void write(Path dir, String command, Map<String, List<ArmRun>> byTrace,
       Map<String, List<TracePhase>> phases, double sloTtftS, double sloTpotS, List<String> simFlags)
       throws IOException {
     StringBuilder md = new StringBuilder();
@@ -40,20 +40,20 @@ final class AdaptiveReport {
         + "%.0f %% attainment (interpolated; `≥` when the sweep never missed).%n%n", sloTtftS, sloTpotS,
         100 * Goodput.TARGET));
     md.append("Engines: four `narwhal sim` processes with `").append(String.join(" ", simFlags)).append("`.\n\n");
-    for (Map.Entry<String, List<RunResult>> t : byTrace.entrySet()) {
+    for (Map.Entry<String, List<ArmRun>> t : byTrace.entrySet()) {
       String trace = t.getKey();
-      List<RunResult> results = t.getValue();
+      List<ArmRun> results = t.getValue();
       md.append("## ").append(trace).append(" trace\n\n");
       for (TracePhase p : phases.getOrDefault(trace, List.of())) {
         md.append(String.format(Locale.ROOT, "- %s: %.0f s, %.1f× rate, prompts ≈ %d, outputs ≈ %d tokens%n",
             p.name(), p.seconds(), p.rateFactor(), p.promptTokens(), p.outputTokens()));
       }
       md.append('\n');
-      Map<String, List<RunResult>> byConfig = new LinkedHashMap<>();
-      for (RunResult r : results) {
+      Map<String, List<ArmRun>> byConfig = new LinkedHashMap<>();
+      for (ArmRun r : results) {
         byConfig.computeIfAbsent(r.configuration(), k -> new ArrayList<>()).add(r);
       }
-      List<Double> rates = results.stream().map(RunResult::rate).distinct().sorted().toList();
+      List<Double> rates = results.stream().map(ArmRun::rate).distinct().sorted().toList();
       md.append("| configuration |");
       rates.forEach(r -> md.append(String.format(Locale.ROOT, " %.1f/s |", r)));
       md.append(" goodput (req/s) |\n|---|");
@@ -61,7 +61,7 @@ final class AdaptiveReport {
       md.append("---:|\n");
       double bestStatic = 0;
       double adaptive = Double.NaN;
-      for (Map.Entry<String, List<RunResult>> c : byConfig.entrySet()) {
+      for (Map.Entry<String, List<ArmRun>> c : byConfig.entrySet()) {
         md.append("| ").append(c.getKey()).append(" |");
         for (double rate : rates) {
           md.append(c.getValue().stream().filter(r -> r.rate() == rate).findFirst()
@@ -80,7 +80,7 @@ final class AdaptiveReport {
       }
       int flips = 0;
       int reversals = 0;
-      for (RunResult r : byConfig.getOrDefault("adaptive", List.of())) {
+      for (ArmRun r : byConfig.getOrDefault("adaptive", List.of())) {
         int[] fr = flips(r.roles());
         flips += fr[0];
         reversals += fr[1];
@@ -93,7 +93,7 @@ final class AdaptiveReport {
       md.append("![attainment](").append(attainment.getFileName()).append(")\n\n");
       // The adaptive run at the highest rate that met the target (else the best-attaining one).
       byConfig.getOrDefault("adaptive", List.of()).stream()
-          .max(Comparator.comparing((RunResult r) -> r.attainment() >= Goodput.TARGET)
+          .max(Comparator.comparing((ArmRun r) -> r.attainment() >= Goodput.TARGET)
               .thenComparingDouble(r -> r.attainment() >= Goodput.TARGET ? r.rate() : r.attainment()))
           .ifPresent(r -> {
             Path roles = dir.resolve("roles-" + trace + ".png");
@@ -110,16 +110,16 @@ final class AdaptiveReport {
   }
 
   /** {@code ≥ g} when the sweep never missed, {@code below r} when it missed at its lowest rate, else {@code g}. */
-  static String goodputCell(List<RunResult> sweep, double goodput) {
+  static String goodputCell(List<ArmRun> sweep, double goodput) {
     if (goodput == 0 && !sweep.isEmpty()) {
-      double lowest = sweep.stream().mapToDouble(RunResult::rate).min().orElseThrow();
+      double lowest = sweep.stream().mapToDouble(ArmRun::rate).min().orElseThrow();
       return String.format(Locale.ROOT, "below %.1f", lowest);
     }
     return String.format(Locale.ROOT, "%s%.2f", Goodput.openEnded(sweep) ? "≥ " : "", goodput);
   }
 
   /** Attainment by phase for every run (refused requests in brackets): where each run lost. */
-  private static void phaseTable(StringBuilder md, List<RunResult> results) {
+  private static void phaseTable(StringBuilder md, List<ArmRun> results) {
     List<String> names = results.stream().flatMap(r -> r.phases().stream()).map(PhaseAttainment::phase)
         .distinct().toList();
     if (names.size() < 2) {
@@ -130,7 +130,7 @@ final class AdaptiveReport {
     md.append("\n|---|");
     names.forEach(n -> md.append("---:|"));
     md.append('\n');
-    for (RunResult r : results) {
+    for (ArmRun r : results) {
       md.append(String.format(Locale.ROOT, "| %s at %.1f/s |", r.configuration(), r.rate()));
       for (String n : names) {
         md.append(r.phases().stream().filter(p -> p.phase().equals(n)).findFirst()
@@ -164,9 +164,9 @@ final class AdaptiveReport {
     return new int[] {flips, reversals};
   }
 
-  private static void attainmentChart(Map<String, List<RunResult>> byConfig, String trace, Path png) throws IOException {
+  private static void attainmentChart(Map<String, List<ArmRun>> byConfig, String trace, Path png) throws IOException {
     XYSeriesCollection data = new XYSeriesCollection();
-    for (Map.Entry<String, List<RunResult>> c : byConfig.entrySet()) {
+    for (Map.Entry<String, List<ArmRun>> c : byConfig.entrySet()) {
       XYSeries s = new XYSeries(c.getKey());
       c.getValue().forEach(r -> s.add(r.rate(), 100 * r.attainment()));
       data.addSeries(s);
@@ -179,7 +179,7 @@ final class AdaptiveReport {
     ChartUtils.saveChartAsPNG(png.toFile(), chart, 1000, 600);
   }
 
-  private static void rolesChart(RunResult run, List<TracePhase> phases, Path png) throws IOException {
+  private static void rolesChart(ArmRun run, List<TracePhase> phases, Path png) throws IOException {
     XYSeries prefill = new XYSeries("engines in the prefill role");
     run.roles().forEach(s -> prefill.add(s.atS(), s.prefillEngines()));
     XYSeries load = new XYSeries("offered prompt tokens/s (thousands)");

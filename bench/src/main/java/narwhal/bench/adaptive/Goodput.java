@@ -15,14 +15,14 @@ final class Goodput {
 
   private Goodput() {}
 
-  static double of(List<RunResult> sweep) {
-    List<RunResult> byRate = sweep.stream().sorted(Comparator.comparingDouble(RunResult::rate)).toList();
+  static double of(List<ArmRun> sweep) {
+    List<ArmRun> byRate = sweep.stream().sorted(Comparator.comparingDouble(ArmRun::rate)).toList();
     double best = 0;
     for (int i = 0; i < byRate.size(); i++) {
-      RunResult r = byRate.get(i);
+      ArmRun r = byRate.get(i);
       if (r.attainment() < TARGET) {
         if (i > 0 && byRate.get(i - 1).attainment() >= TARGET) {
-          RunResult ok = byRate.get(i - 1);
+          ArmRun ok = byRate.get(i - 1);
           double t = (ok.attainment() - TARGET) / (ok.attainment() - r.attainment());
           best = ok.rate() + t * (r.rate() - ok.rate());
         }
@@ -34,8 +34,8 @@ final class Goodput {
   }
 
   /** True when the sweep met the target at its highest rate: the goodput is a lower bound. */
-  static boolean openEnded(List<RunResult> sweep) {
-    return sweep.stream().max(Comparator.comparingDouble(RunResult::rate))
+  static boolean openEnded(List<ArmRun> sweep) {
+    return sweep.stream().max(Comparator.comparingDouble(ArmRun::rate))
         .map(r -> r.attainment() >= TARGET).orElse(false);
   }
 }

@@ -42,13 +42,13 @@ final class OpenLoopClient {
   }
 
   /** Replays {@code trace} and returns every request's outcome once the last one has ended. */
-  List<RequestOutcome> replay(Trace trace, Duration requestTimeout) throws InterruptedException {
+  List<ReplayedRequest> replay(Trace trace, Duration requestTimeout) throws InterruptedException {
     ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "adaptive-arrivals");
       t.setDaemon(true);
       return t;
     });
-    List<RequestOutcome> outcomes = Collections.synchronizedList(new ArrayList<>());
+    List<ReplayedRequest> outcomes = Collections.synchronizedList(new ArrayList<>());
     List<CompletableFuture<?>> pending = Collections.synchronizedList(new ArrayList<>());
     long start = System.nanoTime();
     for (Trace.Arrival a : trace.arrivals()) {
@@ -71,7 +71,7 @@ final class OpenLoopClient {
     }
   }
 
-  private CompletableFuture<RequestOutcome> send(Trace.Arrival a, Duration timeout) {
+  private CompletableFuture<ReplayedRequest> send(Trace.Arrival a, Duration timeout) {
     ObjectNode body = JSON.createObjectNode()
         .put("model", model)
         .put("prompt", "w ".repeat(a.promptTokens()).strip())
@@ -88,14 +88,14 @@ final class OpenLoopClient {
         .thenApply(response -> {
           if (response.statusCode() != 200) {
             String text = String.join("\n", response.body().limit(20).toList());
-            return new RequestOutcome(a, response.statusCode(), 0, false, Double.NaN, Double.NaN, text);
+            return new ReplayedRequest(a, response.statusCode(), 0, false, Double.NaN, Double.NaN, text);
           }
           try (Stream<String> lines = response.body()) {
             lines.forEach(tally);
           }
           return tally.outcome(a);
         })
-        .exceptionally(e -> new RequestOutcome(a, 0, tally.tokens, false, Double.NaN, Double.NaN, String.valueOf(e)));
+        .exceptionally(e -> new ReplayedRequest(a, 0, tally.tokens, false, Double.NaN, Double.NaN, String.valueOf(e)));
   }
 
   /** Reads one SSE stream line by line: token times and the final {@code [DONE]}. */
@@ -134,10 +134,10 @@ final class OpenLoopClient {
       }
     }
 
-    RequestOutcome outcome(Trace.Arrival a) {
+    ReplayedRequest outcome(Trace.Arrival a) {
       double ttft = first.get() == 0 ? Double.NaN : (first.get() - sent) / 1e9;
       double tpot = tokens < 2 ? 0 : (last - first.get()) / 1e9 / (tokens - 1);
-      return new RequestOutcome(a, 200, tokens, done, ttft, tpot, null);
+      return new ReplayedRequest(a, 200, tokens, done, ttft, tpot, null);
     }
   }
 }

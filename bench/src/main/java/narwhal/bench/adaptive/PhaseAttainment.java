@@ -20,15 +20,15 @@ record PhaseAttainment(String phase, int offered, int met, int refused) {
   }
 
   /** Groups outcomes by the run of consecutive arrivals of one phase, in arrival order. */
-  static List<PhaseAttainment> of(List<RequestOutcome> outcomes, double sloTtftS, double sloTpotS) {
-    List<RequestOutcome> inOrder = outcomes.stream()
+  static List<PhaseAttainment> of(List<ReplayedRequest> outcomes, double sloTtftS, double sloTpotS) {
+    List<ReplayedRequest> inOrder = outcomes.stream()
         .sorted(Comparator.comparingLong(o -> o.arrival().atNanos())).toList();
     List<PhaseAttainment> phases = new ArrayList<>();
     String current = null;
     int offered = 0;
     int met = 0;
     int refused = 0;
-    for (RequestOutcome o : inOrder) {
+    for (ReplayedRequest o : inOrder) {
       if (!o.arrival().phase().equals(current)) {
         if (current != null) {
           phases.add(new PhaseAttainment((phases.size() + 1) + " " + current, offered, met, refused));

@@ -1,5 +1,6 @@
 package narwhal.bench.wakeup;
 
+import narwhal.bench.report.ResultsDirectory;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.BufferedReader;
@@ -25,7 +26,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import narwhal.bench.Bench;
 import narwhal.bench.cpu.CpuList;
 import narwhal.bench.cpu.Pinning;
 import narwhal.bench.report.MachineInfo;
@@ -138,7 +138,7 @@ public final class WakeupCommand implements Callable<Integer> {
     int prober = proberCpu(pinning);
     Plan plan = Plan.of(gaps, samples, secondsPerGap, rounds);
     PrintWriter log = spec.commandLine().getOut();
-    Path dir = Bench.resultsDir(out, "wakeup-");
+    Path dir = ResultsDirectory.create(out, "wakeup-");
     log(log, "CPU placement: " + placement(pinning, prober));
     if (!pinning.pinned() && !pinning.note().equals("--pin off")) {
       log(log, "WARNING: " + pinning.note() + "; echo and prober may share a CPU, so round trips include scheduling");

@@ -14,22 +14,22 @@ class AdaptiveScoringTest {
 
   @Test
   void met_needsEveryTokenDoneAndBothSlos() {
-    assertThat(new RequestOutcome(TEN_TOKENS, 200, 10, true, 0.5, 0.04, null).met(1.0, 0.05)).isTrue();
-    assertThat(new RequestOutcome(TEN_TOKENS, 200, 9, true, 0.5, 0.04, null).met(1.0, 0.05)).as("short").isFalse();
-    assertThat(new RequestOutcome(TEN_TOKENS, 200, 10, false, 0.5, 0.04, null).met(1.0, 0.05)).as("no [DONE]").isFalse();
-    assertThat(new RequestOutcome(TEN_TOKENS, 200, 10, true, 1.1, 0.04, null).met(1.0, 0.05)).as("slow TTFT").isFalse();
-    assertThat(new RequestOutcome(TEN_TOKENS, 200, 10, true, 0.5, 0.06, null).met(1.0, 0.05)).as("slow TPOT").isFalse();
-    assertThat(new RequestOutcome(TEN_TOKENS, 429, 0, false, Double.NaN, Double.NaN, "x").met(1.0, 0.05)).isFalse();
+    assertThat(new ReplayedRequest(TEN_TOKENS, 200, 10, true, 0.5, 0.04, null).met(1.0, 0.05)).isTrue();
+    assertThat(new ReplayedRequest(TEN_TOKENS, 200, 9, true, 0.5, 0.04, null).met(1.0, 0.05)).as("short").isFalse();
+    assertThat(new ReplayedRequest(TEN_TOKENS, 200, 10, false, 0.5, 0.04, null).met(1.0, 0.05)).as("no [DONE]").isFalse();
+    assertThat(new ReplayedRequest(TEN_TOKENS, 200, 10, true, 1.1, 0.04, null).met(1.0, 0.05)).as("slow TTFT").isFalse();
+    assertThat(new ReplayedRequest(TEN_TOKENS, 200, 10, true, 0.5, 0.06, null).met(1.0, 0.05)).as("slow TPOT").isFalse();
+    assertThat(new ReplayedRequest(TEN_TOKENS, 429, 0, false, Double.NaN, Double.NaN, "x").met(1.0, 0.05)).isFalse();
   }
 
   @Test
   void score_countsRefusalsFailuresAndMissingRequestsAgainstTheOffered() {
-    List<RequestOutcome> outcomes = List.of(
-        new RequestOutcome(TEN_TOKENS, 200, 10, true, 0.5, 0.04, null),
-        new RequestOutcome(TEN_TOKENS, 429, 0, false, Double.NaN, Double.NaN, "refused"),
-        new RequestOutcome(TEN_TOKENS, 502, 0, false, Double.NaN, Double.NaN, "failed"));
+    List<ReplayedRequest> outcomes = List.of(
+        new ReplayedRequest(TEN_TOKENS, 200, 10, true, 0.5, 0.04, null),
+        new ReplayedRequest(TEN_TOKENS, 429, 0, false, Double.NaN, Double.NaN, "refused"),
+        new ReplayedRequest(TEN_TOKENS, 502, 0, false, Double.NaN, Double.NaN, "failed"));
 
-    RunResult r = RunResult.score("t", "c", 1, 4, outcomes, 1.0, 0.05, List.of());
+    ArmRun r = ArmRun.score("t", "c", 1, 4, outcomes, 1.0, 0.05, List.of());
 
     assertThat(r.met()).isEqualTo(1);
     assertThat(r.refused()).isEqualTo(1);
@@ -39,12 +39,12 @@ class AdaptiveScoringTest {
 
   @Test
   void phases_groupConsecutiveArrivalsOfAPhase_soARepeatedPhaseIsItsOwnRow() {
-    List<RequestOutcome> outcomes = List.of(
+    List<ReplayedRequest> outcomes = List.of(
         // Out of arrival order on purpose: grouping follows arrival time.
-        new RequestOutcome(new Trace.Arrival(3, 10, 10, "prompt-heavy"), 429, 0, false, Double.NaN, Double.NaN, "r"),
-        new RequestOutcome(new Trace.Arrival(1, 10, 10, "prompt-heavy"), 200, 10, true, 0.5, 0.04, null),
-        new RequestOutcome(new Trace.Arrival(2, 10, 10, "output-heavy"), 200, 10, true, 0.5, 0.09, null),
-        new RequestOutcome(new Trace.Arrival(4, 10, 10, "prompt-heavy"), 200, 10, true, 0.5, 0.04, null));
+        new ReplayedRequest(new Trace.Arrival(3, 10, 10, "prompt-heavy"), 429, 0, false, Double.NaN, Double.NaN, "r"),
+        new ReplayedRequest(new Trace.Arrival(1, 10, 10, "prompt-heavy"), 200, 10, true, 0.5, 0.04, null),
+        new ReplayedRequest(new Trace.Arrival(2, 10, 10, "output-heavy"), 200, 10, true, 0.5, 0.09, null),
+        new ReplayedRequest(new Trace.Arrival(4, 10, 10, "prompt-heavy"), 200, 10, true, 0.5, 0.04, null));
 
     List<PhaseAttainment> phases = PhaseAttainment.of(outcomes, 1.0, 0.05);
 
@@ -83,7 +83,7 @@ class AdaptiveScoringTest {
 
   @Test
   void goodput_interpolatesWhereAttainmentCrossesNinetyPercent() {
-    List<RunResult> sweep = List.of(result(2, 1.0), result(4, 0.95), result(6, 0.85), result(8, 0.95));
+    List<ArmRun> sweep = List.of(result(2, 1.0), result(4, 0.95), result(6, 0.85), result(8, 0.95));
 
     assertThat(Goodput.of(sweep)).isCloseTo(5.0, within(1e-9));
     assertThat(Goodput.openEnded(sweep)).isTrue();
@@ -117,7 +117,7 @@ class AdaptiveScoringTest {
     assertThat(AdaptiveReport.flips(samples)).containsExactly(3, 1);
   }
 
-  private static RunResult result(double rate, double attainment) {
-    return new RunResult("t", "c", rate, 100, (int) Math.round(attainment * 100), 0, 0, 0, 0, 0, List.of(), List.of());
+  private static ArmRun result(double rate, double attainment) {
+    return new ArmRun("t", "c", rate, 100, (int) Math.round(attainment * 100), 0, 0, 0, 0, 0, List.of(), List.of());
   }
 }

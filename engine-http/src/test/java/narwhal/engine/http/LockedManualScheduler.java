@@ -1,7 +1,7 @@
 package narwhal.engine.http;
 
 import java.util.concurrent.TimeUnit;
-import narwhal.time.ManualScheduler;
+import narwhal.testing.ManualScheduler;
 import narwhal.time.Scheduler;
 import narwhal.time.Timer;
 

@@ -55,6 +55,11 @@ import org.jspecify.annotations.Nullable;
  * <p>{@link #submit}, {@link Sequence#cancel()}, {@link #releaseLease}, {@link #load()} and {@link
  * #prefixStats()} are thread-safe; everything else runs on the {@link StepScheduler}. Listeners are
  * called on their own executors.
+ *
+ * <p>Why one class of over 600 lines: planning a step (budget, preemption, admission), ending it
+ * and keeping its prefix cache read and write the same queues, KV count and cached blocks, and its
+ * invariants (the token budget, the KV the running sequences hold) are only checkable with all of
+ * them in one place. The load snapshot is {@link StepLoad}, the cache's blocks {@link PrefixCache}.
  */
 public final class StepLoop implements AutoCloseable {
 
@@ -88,7 +93,7 @@ public final class StepLoop implements AutoCloseable {
   private long preemptions;
   private long steps;
   private boolean closed;
-  private volatile EngineLoad load;
+  private volatile StepLoad load;
 
   /**
    * @param seed seeds the jitter, so runs with the same seed and the same arrivals step alike
@@ -115,7 +120,7 @@ public final class StepLoop implements AutoCloseable {
     this.prefix = prefixBlockSize > 0 ? new PrefixCache(prefixBlockSize) : null;
     this.events = events;
     this.kv = new KvCache(profile.kvCapacityTokens(), prefix);
-    this.load = new EngineLoad(0, 0, 0, kv.capacity(), 0, 0, 0, 0);
+    this.load = new StepLoad(0, 0, 0, kv.capacity(), 0, 0, 0, 0);
   }
 
   public GpuProfile profile() {
@@ -174,7 +179,7 @@ public final class StepLoop implements AutoCloseable {
   }
 
   /** The engine's state as of the end of the step loop's last task; any thread. */
-  public EngineLoad load() {
+  public StepLoad load() {
     return load;
   }
 
@@ -626,7 +631,7 @@ public final class StepLoop implements AutoCloseable {
     PrefixCache p = prefix;
     long idle = p == null ? 0 : p.idleTokens();
     // vLLM's usage gauge counts idle cached blocks as free: they are room to be had.
-    load = new EngineLoad(running.size(), waiting.size() + transferring, kv.used() - idle, kv.capacity(),
+    load = new StepLoad(running.size(), waiting.size() + transferring, kv.used() - idle, kv.capacity(),
         leases.size(), leasedKvTokens, preemptions, steps);
     if (p != null) {
       prefixStats = new PrefixCacheStats(p.blockSize(), p.blocks(), (int) (idle / p.blockSize()), p.queriedBlocks(),

@@ -1,7 +1,7 @@
 package narwhal.sim.gpu;
 
 import java.util.concurrent.TimeUnit;
-import narwhal.time.ManualScheduler;
+import narwhal.testing.ManualScheduler;
 import narwhal.time.Timer;
 
 /** The router's manual clock as a {@link StepScheduler}: step loops run on the test's thread, time moves on demand. */

@@ -137,7 +137,7 @@ class PrefixCacheStepLoopTest {
     for (int i = 0; i < 10; i++) {
       run(loop, ids(1000 * i, 20, 3), 20, 3, new TokenLog(scheduler));
     }
-    EngineLoad load = loop.load();
+    StepLoad load = loop.load();
     assertThat(load.kvUsedTokens()).isZero();
     assertThat(load.running()).isZero();
     assertThat(loop.prefixStats().cachedBlocks()).isEqualTo(loop.prefixStats().idleBlocks());

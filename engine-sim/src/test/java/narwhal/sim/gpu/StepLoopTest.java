@@ -66,7 +66,7 @@ class StepLoopTest {
     assertThat(log.first()).isCloseTo(22, EXACT); // 2 + 10 + 10
     assertThat(log.interval(2)).isCloseTo(6.51, EXACT); // 5 + 0.01·101 + 0.5
     assertThat(log.interval(3)).isCloseTo(6.52, EXACT); // context 102
-    assertThat(loop.load()).isEqualTo(new EngineLoad(0, 0, 0, 100_000, 0, 0, 0, 3));
+    assertThat(loop.load()).isEqualTo(new StepLoad(0, 0, 0, 100_000, 0, 0, 0, 3));
   }
 
   @Test

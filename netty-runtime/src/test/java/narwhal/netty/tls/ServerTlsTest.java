@@ -12,7 +12,7 @@ import javax.net.ssl.SSLEngine;
 import narwhal.config.ClientAuthMode;
 import narwhal.config.ServingTlsConfig;
 import narwhal.testing.tls.TestCertificates;
-import narwhal.time.ManualScheduler;
+import narwhal.testing.ManualScheduler;
 import io.netty.buffer.ByteBufAllocator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

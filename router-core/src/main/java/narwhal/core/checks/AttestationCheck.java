@@ -1,5 +1,6 @@
 package narwhal.core.checks;
 
+import narwhal.api.FailurePolicy;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.net.URI;
@@ -54,7 +55,7 @@ final class AttestationCheck {
             return CheckResult.failed(EngineChecks.CONTRACT, engine.iid(),
                 where + ": " + EngineChecks.unwrap(error).getMessage(), elapsed);
           }
-          if (EngineFailures.refusesCredentials(reply.status())) {
+          if (FailurePolicy.refusesCredentials(reply.status())) {
             return CheckResult.failed(EngineChecks.CONTRACT, engine.iid(),
                 EngineFailures.credentialsRefused("engine " + engine.iid() + "'s " + where, reply.status()), elapsed);
           }

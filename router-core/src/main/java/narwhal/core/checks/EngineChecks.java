@@ -1,5 +1,6 @@
 package narwhal.core.checks;
 
+import narwhal.api.FailurePolicy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -70,7 +71,7 @@ public final class EngineChecks implements narwhal.core.checks.EngineProber {
             if (error != null) {
               return CheckResult.failed(HEALTH, engine.iid(), getProblem("health check", error), elapsed);
             }
-            if (EngineFailures.refusesCredentials(reply.status())) {
+            if (FailurePolicy.refusesCredentials(reply.status())) {
               return CheckResult.failed(HEALTH, engine.iid(), EngineFailures.credentialsRefused(
                   "engine " + engine.iid() + "'s health check", reply.status()), elapsed);
             }
@@ -97,7 +98,7 @@ public final class EngineChecks implements narwhal.core.checks.EngineProber {
             if (error != null) {
               return CheckResult.failed(MODEL, engine.iid(), getProblem(what, error), elapsed);
             }
-            if (EngineFailures.refusesCredentials(reply.status())) {
+            if (FailurePolicy.refusesCredentials(reply.status())) {
               return CheckResult.failed(MODEL, engine.iid(), EngineFailures.credentialsRefused(
                   "engine " + engine.iid() + "'s " + what, reply.status()), elapsed);
             }

@@ -50,6 +50,10 @@ import org.jspecify.annotations.Nullable;
  * Only the router's own evidence, {@code recovery.liveness_misses} missed liveness sweeps, ejects
  * the last engine.
  *
+ * <p>Why one class of about 430 lines: when an engine leaves placement and when it returns are
+ * decisions about the same per-engine state (streaks, condition, probe turn, the role's last
+ * engine), made on one loop; the rows, the wave hold and the probe partners are already separate.
+ *
  * <p>All state is confined to {@code loop}; reports from other threads hop onto it. Event rows
  * are {@link BreakerJournal}'s, the whole-wave hold {@link RestartWave}'s and the choice of probe
  * partners {@link ProbePairs}'; this class decides when an engine leaves and returns.
@@ -181,7 +185,7 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
       t.engine.answered(Evidence.REJECTED_REQUEST);
       return;
     }
-    if (cls == FailureClass.CONNECTION) {
+    if (failure.rule().provesUnreachable()) {
       // Whatever the breaker decides below (last-engine protection may keep it), readiness must
       // see that this engine cannot be reached.
       t.engine.markUnreachable(failure.getMessage());

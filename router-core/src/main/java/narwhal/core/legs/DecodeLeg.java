@@ -1,8 +1,7 @@
 package narwhal.core.legs;
 
 import narwhal.spi.Phase;
-import narwhal.api.FailureClass;
-import narwhal.time.Durations;
+import narwhal.api.FailureOrigin;
 
 import java.util.concurrent.TimeUnit;
 import narwhal.config.EngineSpec;
@@ -103,15 +102,16 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
     // Same-engine decode uses no transfer parameters at all: the engine's prefix cache has the KV.
     boolean crossed = handoff != null && !handoff.producerIid().equals(consumer.iid());
     KvHandoffDescriptor descriptor = crossed ? handoff.descriptor() : null;
+    // The descriptor is validated before anything is rendered from it: an unusable one is the
+    // producer's kv_handoff failure, and no decode request is built or sent.
+    if (crossed && fails(DescriptorValidator.descriptorProblem(handoff, dialect, consumer.connector()))) {
+      return;
+    }
     DraftedDecode drafted = request;
     request = null;
     EngineHttpRequest httpRequest = leg.onto(drafted.complete(dialect, descriptor, leg.backendId()));
-    if (crossed) {
-      String problem = DescriptorValidator.problem(handoff, dialect, consumer.connector(), httpRequest.path());
-      if (problem != null) {
-        finish(EngineFailures.kvHandoff(handoff.producerIid(), problem));
-        return;
-      }
+    if (crossed && fails(DescriptorValidator.endpointProblem(handoff, httpRequest.path()))) {
+      return;
     }
     decoder = dialect.decodeEventDecoder(drafted.request().getRoute());
     // Armed before the connection opens: connect and header delays spend the first-token budget.
@@ -119,11 +119,21 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
     exchange = transport.open(consumer.url(), httpRequest, limits.exchange(), loop, this);
   }
 
+  /** Ends the leg as the producer's kv_handoff failure when {@code problem} is one. */
+  private boolean fails(@Nullable String problem) {
+    if (problem == null) {
+      return false;
+    }
+    request = null;
+    finish(EngineFailures.kvHandoff(handoff.producerIid(), problem));
+    return true;
+  }
+
   @Override
   public void onHead(int status, String contentType) {
     this.status = status;
     if (status == 200 && !contentType.startsWith("text/event-stream")) {
-      fail(new EngineFailure(Phase.DECODE, FailureClass.STREAM, 502, "invalid_response", consumer.iid(),
+      fail(EngineFailures.brokenStream(consumer.iid(), FailureOrigin.HEADERS,
           "decode engine " + consumer.iid() + " answered a streaming request with '" + contentType
               + "' instead of an event stream", false, null));
     }
@@ -138,7 +148,7 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
     try {
       event = decoder.decode(data);
     } catch (MalformedEventException e) {
-      fail(new EngineFailure(Phase.DECODE, FailureClass.STREAM, 502, "invalid_response", consumer.iid(),
+      fail(EngineFailures.brokenStream(consumer.iid(), FailureOrigin.STREAM_EVENT,
           "decode engine " + consumer.iid() + " sent an unreadable stream event after " + TokenCounts.describe(tokens) + ": "
               + e.getMessage(), false, e));
       return;
@@ -187,7 +197,7 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
 
   private void onDone() {
     if (tokens == 0) {
-      fail(new EngineFailure(Phase.DECODE, FailureClass.STREAM, 502, "invalid_response", consumer.iid(),
+      fail(EngineFailures.brokenStream(consumer.iid(), FailureOrigin.STREAM_EVENT,
           "stream ended with [DONE] before any token arrived from decode engine " + consumer.iid(), false, null));
       return;
     }
@@ -214,7 +224,7 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
       fail(EngineFailures.fromStatus(Phase.DECODE, consumer.iid(), status, dialect.errorMessage(errorBody)));
       return;
     }
-    fail(new EngineFailure(Phase.DECODE, FailureClass.STREAM, 502, "invalid_response", consumer.iid(),
+    fail(EngineFailures.brokenStream(consumer.iid(), FailureOrigin.RESPONSE,
         "decode engine " + consumer.iid() + " closed the stream before [DONE] after " + TokenCounts.describe(tokens),
         tokens == 0, null));
   }
@@ -232,12 +242,8 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
     if (finished) {
       return;
     }
-    // Output without tokens (beyond the opening role chunk) means the engine is alive but not
-    // generating: back-pressure. Silence, or only the role chunk, is a broken stream.
-    FailureClass cls = sawMetadata ? FailureClass.OVERLOAD : FailureClass.STREAM;
-    fail(new EngineFailure(Phase.DECODE, cls, 504, "engine_timeout", consumer.iid(),
-        "no first token within " + Durations.describe(limits.timeoutNanos()) + " from decode engine "
-            + consumer.iid() + " (engine.first_token_timeout_s)", null));
+    // Whether other output came first decides the class (FailurePolicy.firstTokenTimeout).
+    fail(EngineFailures.firstTokenTimeout(consumer.iid(), limits.timeoutNanos(), sawMetadata));
   }
 
   /** The armed silence timer fired: fail only if the bound really elapsed since the last chunk. */
@@ -250,10 +256,7 @@ final class DecodeLeg implements DecodeCall, ExchangeHandler {
       timer = loop.schedule(this::onSilenceCheck, left, TimeUnit.NANOSECONDS);
       return;
     }
-    fail(new EngineFailure(Phase.DECODE, FailureClass.STREAM, 504, "engine_timeout", consumer.iid(),
-        "engine went silent between tokens: decode engine " + consumer.iid() + " sent nothing for "
-            + Durations.describe(limits.readTimeoutNanos()) + " after " + TokenCounts.describe(tokens)
-            + " (engine.decode_read_timeout_s)", false, null));
+    fail(EngineFailures.silence(consumer.iid(), limits.readTimeoutNanos(), tokens));
   }
 
   /**

@@ -21,10 +21,22 @@ public final class DescriptorValidator {
    */
   public static @Nullable String problem(
       PrefillResult handoff, EngineDialect dialect, String consumerConnector, String decodeEndpoint) {
-    String problem = dialect.handoffProblem(handoff.descriptor(), consumerConnector);
-    if (problem != null) {
-      return problem;
-    }
+    String problem = descriptorProblem(handoff, dialect, consumerConnector);
+    return problem != null ? problem : endpointProblem(handoff, decodeEndpoint);
+  }
+
+  /**
+   * Why the descriptor itself cannot be used by a consumer speaking {@code dialect}, configured
+   * with {@code consumerConnector} (engine identity, block ids, connector), or null. Checked before
+   * anything is rendered from it.
+   */
+  public static @Nullable String descriptorProblem(
+      PrefillResult handoff, EngineDialect dialect, String consumerConnector) {
+    return dialect.handoffProblem(handoff.descriptor(), consumerConnector);
+  }
+
+  /** Why a decode on {@code decodeEndpoint} cannot take a handoff produced for another endpoint, or null. */
+  public static @Nullable String endpointProblem(PrefillResult handoff, String decodeEndpoint) {
     if (!handoff.endpoint().equals(decodeEndpoint)) {
       return "the producer served " + handoff.endpoint() + " but the decode leg would use " + decodeEndpoint;
     }

@@ -2,6 +2,7 @@ package narwhal.core.legs;
 
 import narwhal.spi.Phase;
 import narwhal.api.FailureClass;
+import narwhal.api.FailureOrigin;
 import narwhal.api.FailurePolicy;
 import narwhal.api.RouterError;
 import org.jspecify.annotations.Nullable;
@@ -23,8 +24,10 @@ public final class EngineFailure extends Exception {
   private static final long serialVersionUID = 1L;
 
   private final Phase phase;
+  private final FailureOrigin origin;
   private final FailureClass failureClass;
   private final int status;
+  private final @Nullable Integer engineStatus;
   private final String reason;
   private final String engineIid;
   private final String clientMessage;
@@ -32,24 +35,20 @@ public final class EngineFailure extends Exception {
   private final boolean wouldRecur;
 
   /**
-   * A failure whose retryability is its class's ({@link FailurePolicy}).
+   * Built by {@link EngineFailures}, which maps the evidence to class and status through {@link
+   * FailurePolicy}.
    *
+   * @param origin where on the leg the failure showed itself
+   * @param status the HTTP status the client gets
+   * @param engineStatus the status the engine itself reported (its response's status, or the code
+   *     of an error object in its stream), or null when it reported none
    * @param reason the journal's failure reason ({@code engine_unreachable}, {@code engine_timeout},
    *     {@code engine_overloaded}, {@code engine_rejected}, {@code engine_error}, {@code
    *     invalid_response}, {@code response_limit}, ...)
-   */
-  public EngineFailure(
-      Phase phase,
-      FailureClass failureClass,
-      int status,
-      String reason,
-      String engineIid,
-      String message,
-      @Nullable Throwable cause) {
-    this(phase, failureClass, status, reason, engineIid, message, true, cause);
-  }
-
-  /**
+   * @param clientMessage what the client reads: names the engine by iid, never by address, and
+   *     quotes no exception
+   * @param operatorDetail what only operators read (the transport's own words, the engine's URL),
+   *     or null when the client message says everything
    * @param mayDifferNextTime false when a fresh attempt would only repeat this fault (the engine
    *     refused the router's credentials, or answered with something its dialect never sends), so
    *     it is not retried even if its class is; true leaves the decision to the class's rule in
@@ -57,29 +56,10 @@ public final class EngineFailure extends Exception {
    */
   public EngineFailure(
       Phase phase,
+      FailureOrigin origin,
       FailureClass failureClass,
       int status,
-      String reason,
-      String engineIid,
-      String message,
-      boolean mayDifferNextTime,
-      @Nullable Throwable cause) {
-    this(phase, failureClass, status, reason, engineIid, message, null, mayDifferNextTime, cause);
-  }
-
-  /**
-   * A failure whose client message is {@code clientMessage} and whose operator message adds
-   * {@code operatorDetail} after it.
-   *
-   * @param clientMessage what the client reads: names the engine by iid, never by address, and
-   *     quotes no exception
-   * @param operatorDetail what only operators read (the transport's own words, the engine's URL),
-   *     or null when the client message says everything
-   */
-  public EngineFailure(
-      Phase phase,
-      FailureClass failureClass,
-      int status,
+      @Nullable Integer engineStatus,
       String reason,
       String engineIid,
       String clientMessage,
@@ -91,8 +71,10 @@ public final class EngineFailure extends Exception {
     this.clientMessage = clientMessage;
     this.operatorDetail = operatorDetail == null || operatorDetail.isEmpty() ? null : operatorDetail;
     this.phase = phase;
+    this.origin = origin;
     this.failureClass = failureClass;
     this.status = status;
+    this.engineStatus = engineStatus;
     this.reason = reason;
     this.engineIid = engineIid;
     this.wouldRecur = !mayDifferNextTime;
@@ -102,8 +84,21 @@ public final class EngineFailure extends Exception {
     return phase;
   }
 
+  /** Where on the leg it showed itself. */
+  public FailureOrigin origin() {
+    return origin;
+  }
+
   public FailureClass failureClass() {
     return failureClass;
+  }
+
+  /**
+   * The status the engine itself reported: its response's status, or the code of an error object
+   * in its stream; null when it reported none (a connection, a timeout, a malformed stream).
+   */
+  public @Nullable Integer engineStatus() {
+    return engineStatus;
   }
 
   /** The HTTP status the client gets. */
@@ -133,10 +128,6 @@ public final class EngineFailure extends Exception {
     return FailurePolicy.of(failureClass);
   }
 
-  public boolean isTimeoutShaped() {
-    return status == 504;
-  }
-
   /** What the client reads: the engine by iid, no address, no exception; see the class comment. */
   public String clientMessage() {
     return clientMessage;
@@ -154,7 +145,8 @@ public final class EngineFailure extends Exception {
 
   @Override
   public String toString() {
-    return "EngineFailure{" + phase.wireName() + " " + failureClass.wireName() + " " + status + " "
+    return "EngineFailure{" + phase.wireName() + " " + origin.wireName() + " " + failureClass.wireName() + " " + status
+        + (engineStatus == null ? "" : " (engine " + engineStatus + ")") + " "
         + reason + " @" + engineIid + ": " + getMessage() + "}";
   }
 }

@@ -1,15 +1,19 @@
 package narwhal.core.legs;
 
-import narwhal.spi.Phase;
 import narwhal.api.FailureClass;
-
+import narwhal.api.FailureOrigin;
+import narwhal.api.FailurePolicy;
+import narwhal.spi.Phase;
 import narwhal.spi.TransportFailure;
+import narwhal.time.Durations;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Builds {@link EngineFailure}s from what went wrong on the wire, with the spec's mapping from
- * evidence to class and client status. What each class then means for retries, the breaker and
- * quarantine is {@link narwhal.api.FailurePolicy}'s; a {@code false} here only marks a fault a
- * fresh attempt would repeat.
+ * Every {@link EngineFailure} is made here, from what went wrong on the wire: the evidence (its
+ * {@link FailureOrigin}, the engine's own status) is recorded on the failure, and what it means
+ * (class, reason, the client's status, whether a fresh attempt could differ) is {@link
+ * FailurePolicy}'s. What this class adds is the words: the client's message names the engine by
+ * iid and the phase, the operator's adds the transport's own detail.
  */
 public final class EngineFailures {
 
@@ -17,11 +21,6 @@ public final class EngineFailures {
   public static final String CREDENTIALS_KEY = "engine.engine_api_key_env";
 
   private EngineFailures() {}
-
-  /** HTTP 401 and 403: the engine refused the router's own credentials, whatever the client sent. */
-  public static boolean refusesCredentials(int status) {
-    return status == 401 || status == 403;
-  }
 
   /**
    * What an operator reads when {@code who} (e.g. {@code "prefill engine p0"}) answered 401 or 403:
@@ -34,45 +33,20 @@ public final class EngineFailures {
 
   /** An engine answered a leg with a non-200 status. */
   public static EngineFailure fromStatus(Phase phase, String iid, int status, String engineMessage) {
-    String what = phase.wireName() + " engine " + iid + " answered HTTP " + status
-        + (engineMessage.isEmpty() ? "" : ": " + engineMessage);
-    if (status == 408) {
-      return new EngineFailure(phase, FailureClass.OVERLOAD, 504, "engine_overloaded", iid, what, null);
-    }
-    if (status == 429 || status == 503) {
-      // 503 is back-pressure (engine busy or starting), not a broken engine.
-      return new EngineFailure(phase, FailureClass.OVERLOAD, 502, "engine_overloaded", iid, what, null);
-    }
-    if (refusesCredentials(status)) {
-      return credentials(phase, iid, status);
-    }
-    if (status == 504) {
-      return new EngineFailure(phase, FailureClass.TIMEOUT, 504, "engine_timeout", iid, what, null);
-    }
-    if (status >= 500) {
-      return new EngineFailure(phase, FailureClass.INFERENCE_STATUS, 502, "engine_error", iid, what, null);
-    }
-    if (status >= 400) {
-      // The engine judged the request itself (e.g. prompt longer than the context): relay it.
-      return new EngineFailure(phase, FailureClass.REJECTED, status, "engine_rejected", iid, what, null);
-    }
-    // A status the protocol does not use for an answer: the engine would send it again.
-    return new EngineFailure(phase, FailureClass.INFERENCE_STATUS, 502, "invalid_response", iid, what, false, null);
+    FailurePolicy.EngineStatus rule = FailurePolicy.engineStatus(status, FailureOrigin.HEADERS);
+    String leg = phase.wireName() + " engine " + iid;
+    String what = rule.reason().equals("engine_credentials") ? credentialsRefused(leg, status)
+        : leg + " answered HTTP " + status + (engineMessage.isEmpty() ? "" : ": " + engineMessage);
+    return new EngineFailure(phase, FailureOrigin.HEADERS, rule.failureClass(), rule.clientStatus(), status,
+        rule.reason(), iid, what, null, rule.mayDifferNextTime(), null);
   }
 
-  /**
-   * A 401/403 is the router's fault, not the client's: relaying it would tell the client to fix
-   * credentials it never sent to the engine (client auth belongs to the ingress). So it is a 502
-   * that names the key to fix. It counts as {@link FailureClass#INFERENCE_STATUS}: the engine is up
-   * but will not serve the router, and a hold readmitted only by a passing inference probe is the
-   * right remedy. A {@code CONNECTION}-style eject would be wrong twice over: the engine is
-   * reachable, and the open {@code /health} endpoint (vLLM does not guard it) would readmit it at
-   * once, only for every request to fail again. Not transient: another attempt sends the same key,
-   * and a retry that ran out of engines would hide this message behind a 503.
-   */
-  private static EngineFailure credentials(Phase phase, String iid, int status) {
-    return new EngineFailure(phase, FailureClass.INFERENCE_STATUS, 502, "engine_credentials", iid,
-        credentialsRefused(phase.wireName() + " engine " + iid, status), false, null);
+  /** An error object inside a 200 stream, with the integer {@code code} it carried (0: none). */
+  public static EngineFailure fromStreamError(String iid, int code, String engineMessage, int tokensSeen) {
+    FailurePolicy.EngineStatus rule = FailurePolicy.engineStatus(code, FailureOrigin.STREAM_EVENT);
+    return new EngineFailure(Phase.DECODE, FailureOrigin.STREAM_EVENT, rule.failureClass(), rule.clientStatus(),
+        code, rule.reason(), iid, "decode engine " + iid + " reported an error in its stream after "
+            + TokenCounts.describe(tokensSeen) + ": " + engineMessage, null, rule.mayDifferNextTime(), null);
   }
 
   /**
@@ -85,22 +59,22 @@ public final class EngineFailures {
     String detail = f.getMessage();
     switch (f.kind()) {
       case CONNECT_FAILED:
-        return new EngineFailure(phase, FailureClass.CONNECTION, 502, "engine_unreachable", iid,
-            leg + " " + clause(f, "could not be connected to"), detail, true, f);
+        return new EngineFailure(phase, FailureOrigin.CONNECT, FailureClass.CONNECTION, 502, null,
+            "engine_unreachable", iid, leg + " " + clause(f, "could not be connected to"), detail, true, f);
       case CONNECT_TIMEOUT:
-        return new EngineFailure(phase, FailureClass.TIMEOUT, 504, "engine_timeout", iid,
-            leg + " " + clause(f, "did not accept a connection in time"), detail, true, f);
+        return new EngineFailure(phase, FailureOrigin.CONNECT, FailureClass.TIMEOUT, 504, null,
+            "engine_timeout", iid, leg + " " + clause(f, "did not accept a connection in time"), detail, true, f);
       case CONNECTION_CLOSED:
-        return new EngineFailure(phase, FailureClass.CONNECTION, 502, "engine_connection", iid,
-            leg + " closed the connection before the response was complete"
+        return new EngineFailure(phase, FailureOrigin.RESPONSE, FailureClass.CONNECTION, 502, null,
+            "engine_connection", iid, leg + " closed the connection before the response was complete"
                 + (phase == Phase.DECODE ? " (after " + TokenCounts.describe(tokensSeen) + ")" : ""), detail, true, f);
       case BODY_TOO_LARGE:
-        return new EngineFailure(phase, FailureClass.RESPONSE_LIMIT, 502, "response_limit", iid,
-            leg + " " + clause(f, "sent a response over the router's limit"), detail, true, f);
+        return new EngineFailure(phase, FailureOrigin.RESPONSE, FailureClass.RESPONSE_LIMIT, 502, null,
+            "response_limit", iid, leg + " " + clause(f, "sent a response over the router's limit"), detail, true, f);
       case PROTOCOL_ERROR:
       default:
-        return new EngineFailure(phase, FailureClass.STREAM, 502, "invalid_response", iid,
-            leg + " " + clause(f, "sent invalid HTTP"), detail, false, f);
+        return new EngineFailure(phase, FailureOrigin.RESPONSE, FailureClass.STREAM, 502, null,
+            "invalid_response", iid, leg + " " + clause(f, "sent invalid HTTP"), detail, false, f);
     }
   }
 
@@ -109,19 +83,66 @@ public final class EngineFailures {
     return clause == null || clause.isBlank() ? otherwise : clause;
   }
 
-  /** An error object inside a 200 stream: its integer code if 400-599, else 500. */
-  public static EngineFailure fromStreamError(String iid, int code, String engineMessage, int tokensSeen) {
-    int status = code >= 400 && code <= 599 ? code : 500;
-    FailureClass cls = status == 408 || status == 429 ? FailureClass.OVERLOAD
-        : status >= 500 ? FailureClass.INFERENCE_STATUS : FailureClass.REJECTED;
-    return new EngineFailure(Phase.DECODE, cls, status, status >= 500 ? "engine_error" : "engine_rejected",
-        iid, "decode engine " + iid + " reported an error in its stream after " + TokenCounts.describe(tokensSeen) + ": "
-            + engineMessage, null);
-  }
-
   /** The descriptor a producer returned cannot be used for decode. */
   public static EngineFailure kvHandoff(String producerIid, String problem) {
-    return new EngineFailure(Phase.PREFILL, FailureClass.KV_HANDOFF, 502, "invalid_response", producerIid,
-        "unusable KV handoff from prefill engine " + producerIid + ": " + problem, null);
+    return new EngineFailure(Phase.PREFILL, FailureOrigin.HANDOFF, FailureClass.KV_HANDOFF, 502, null,
+        "invalid_response", producerIid, "unusable KV handoff from prefill engine " + producerIid + ": " + problem,
+        null, true, null);
+  }
+
+  /** The prefill leg did not answer within {@code serving.prefill_timeout_s}. */
+  public static EngineFailure prefillTimeout(String iid, long timeoutNanos) {
+    return new EngineFailure(Phase.PREFILL, FailureOrigin.TIMEOUT, FailureClass.TIMEOUT, 504, null, "engine_timeout",
+        iid, "prefill engine " + iid + " did not answer within " + Durations.describe(timeoutNanos)
+            + " (serving.prefill_timeout_s)", null, true, null);
+  }
+
+  /** No first token within {@code engine.first_token_timeout_s}; its class is the policy's. */
+  public static EngineFailure firstTokenTimeout(String iid, long timeoutNanos, boolean sawOtherOutput) {
+    return new EngineFailure(Phase.DECODE, FailureOrigin.TIMEOUT, FailurePolicy.firstTokenTimeout(sawOtherOutput),
+        504, null, "engine_timeout", iid, "no first token within " + Durations.describe(timeoutNanos)
+            + " from decode engine " + iid + " (engine.first_token_timeout_s)", null, true, null);
+  }
+
+  /** Silence between tokens over {@code engine.decode_read_timeout_s} (output is visible: never retried). */
+  public static EngineFailure silence(String iid, long boundNanos, int tokensSeen) {
+    return new EngineFailure(Phase.DECODE, FailureOrigin.TIMEOUT, FailureClass.STREAM, 504, null, "engine_timeout",
+        iid, "engine went silent between tokens: decode engine " + iid + " sent nothing for "
+            + Durations.describe(boundNanos) + " after " + TokenCounts.describe(tokensSeen)
+            + " (engine.decode_read_timeout_s)", null, false, null);
+  }
+
+  /**
+   * A decode stream that broke the stream contract: {@code origin} is {@link FailureOrigin#HEADERS}
+   * for a 200 that is no event stream, {@link FailureOrigin#STREAM_EVENT} for an event no engine
+   * should send, {@link FailureOrigin#RESPONSE} for a stream that ended without {@code [DONE]}.
+   *
+   * @param mayDifferNextTime false for what the dialect's engines never send (a fresh attempt would
+   *     see it again)
+   */
+  public static EngineFailure brokenStream(String iid, FailureOrigin origin, String message,
+      boolean mayDifferNextTime, @Nullable Throwable cause) {
+    return new EngineFailure(Phase.DECODE, origin, FailureClass.STREAM, 502, null, "invalid_response", iid, message,
+        null, mayDifferNextTime, cause);
+  }
+
+  /**
+   * In a concurrent handoff, a decode that was waiting on its producer ({@link
+   * FailurePolicy#waitedOnProducer}): the failure becomes the producer's prefill timeout.
+   */
+  public static EngineFailure producerKeptDecodeWaiting(String producerIid, EngineFailure decodeFailure) {
+    String what = "prefill engine " + producerIid + " had not answered when decode engine "
+        + decodeFailure.engineIid() + " gave up waiting for the KV cache: ";
+    return new EngineFailure(Phase.PREFILL, FailureOrigin.TIMEOUT, FailureClass.TIMEOUT, 504, null, "engine_timeout",
+        producerIid, what + decodeFailure.clientMessage(), decodeFailure.operatorDetail(), true, null);
+  }
+
+  /**
+   * A bug in a dialect or transport: the request still ends cleanly, as a 502. Not retried: the
+   * same code would run again. The exception is for operators (log, journal), not clients.
+   */
+  public static EngineFailure internal(Phase phase, Throwable t) {
+    return new EngineFailure(phase, FailureOrigin.ROUTER, FailureClass.INFERENCE_STATUS, 502, null, "internal",
+        "router", "internal error in the " + phase.wireName() + " leg", t.toString(), false, t);
   }
 }

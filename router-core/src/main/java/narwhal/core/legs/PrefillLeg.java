@@ -1,14 +1,13 @@
 package narwhal.core.legs;
 
 import narwhal.spi.Phase;
-import narwhal.api.FailureClass;
-import narwhal.time.Durations;
 
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import narwhal.config.EngineSpec;
 import narwhal.core.trace.LegTrace;
 import narwhal.time.Scheduler;
+import narwhal.spi.PrefillAnswer;
 import narwhal.spi.PrefillResult;
 import narwhal.spi.EngineDialect;
 import narwhal.spi.EngineHttpRequest;
@@ -96,18 +95,30 @@ final class PrefillLeg implements OneShotExchange.Outcome {
           EngineFailures.fromStatus(Phase.PREFILL, producer.iid(), status, dialect.errorMessage(body)));
       return;
     }
-    long promptTokens = Math.max(0, dialect.readPrefillPromptTokens(body));
-    long cachedTokens = dialect.readPrefillCachedTokens(body);
+    // The answer is read once: the descriptor and the producer's count of the prompt together.
+    PrefillAnswer answer;
+    try {
+      answer = dialect.readPrefillAnswer(body, producer.connector());
+    } catch (UnreadableHandoffException e) {
+      if (planned != null) {
+        // A planned handoff needs nothing from the answer: only the count is lost.
+        result.complete(planned);
+      } else {
+        result.completeExceptionally(EngineFailures.kvHandoff(producer.iid(), e.getMessage()));
+      }
+      return;
+    }
+    long promptTokens = answer.promptTokens();
+    long cachedTokens = answer.cachedTokens();
     if (planned != null) {
       PrefillResult answered = promptTokens > 0 ? planned.withPromptTokens(promptTokens) : planned;
       result.complete(cachedTokens >= 0 ? answered.withCachedTokens(cachedTokens) : answered);
       return;
     }
-    KvHandoffDescriptor descriptor;
-    try {
-      descriptor = dialect.readPrefillResponse(body, producer.connector());
-    } catch (UnreadableHandoffException e) {
-      result.completeExceptionally(EngineFailures.kvHandoff(producer.iid(), e.getMessage()));
+    KvHandoffDescriptor descriptor = answer.handoff();
+    if (descriptor == null) {
+      result.completeExceptionally(EngineFailures.kvHandoff(producer.iid(),
+          "the " + dialect.name() + " dialect read no descriptor from the prefill answer"));
       return;
     }
     narwhal.proto.v1.PrefillResult.Builder proto = narwhal.proto.v1.PrefillResult.newBuilder()
@@ -136,9 +147,7 @@ final class PrefillLeg implements OneShotExchange.Outcome {
 
   @Override
   public void onTimeout() {
-    result.completeExceptionally(new EngineFailure(Phase.PREFILL, FailureClass.TIMEOUT, 504, "engine_timeout",
-        producer.iid(), "prefill engine " + producer.iid() + " did not answer within "
-            + Durations.describe(limits.timeoutNanos()) + " (serving.prefill_timeout_s)", null));
+    result.completeExceptionally(EngineFailures.prefillTimeout(producer.iid(), limits.timeoutNanos()));
   }
 
   /** The engine's answer status so far, for the leg's span; 0 before it answered. */

@@ -18,6 +18,7 @@ import narwhal.core.journal.JsonlJournal;
 import narwhal.core.outcome.RequestOutcome;
 import narwhal.core.retry.RetryBudget;
 import narwhal.api.FailureClass;
+import narwhal.api.FrontEndMetrics;
 import narwhal.spi.Phase;
 import org.jspecify.annotations.Nullable;
 
@@ -30,8 +31,11 @@ import org.jspecify.annotations.Nullable;
  * flight it equals the sum of the outcome counters. Gauges read live state (admission, the retry
  * budget, each engine) at scrape time. The family catalogue ({@link #family}) carries each
  * family's type and help text for exporters. See docs/journal-and-metrics.md for the list.
+ *
+ * <p>Front-ends see it as a {@link FrontEndMetrics}: they register their connections' series and
+ * serve {@link #scrape()}, the registry in the Prometheus text format ({@link PrometheusExposition}).
  */
-public final class RouterMetrics {
+public final class RouterMetrics implements FrontEndMetrics {
 
   /** Latency buckets as multiples of the SLO target, as the reference router uses. */
   static final double[] SLO_FACTORS = {0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10};
@@ -51,6 +55,7 @@ public final class RouterMetrics {
   private final BucketedHistogram tpot;
   private final BucketedHistogram overhead;
   private final EngineSeries engines = new EngineSeries();
+  private final PrometheusExposition exposition = new PrometheusExposition(this);
 
   private static final String EVENTS_HELP =
       "Breaker decisions: engine_held, engine_ejected, probe, readmitted, hold_skipped, wave_hold, wave_release.";
@@ -304,6 +309,31 @@ public final class RouterMetrics {
   public void gauge(String familyName, String help, Supplier<Number> value, String... labelPairs) {
     describe(familyName, MetricFamily.Type.GAUGE, help);
     registry.gauge(SeriesName.of(familyName, labelPairs), () -> (Gauge<Number>) value::get);
+  }
+
+  @Override
+  public void registerGauge(String familyName, String help, LongSupplier value, String... labelPairs) {
+    gauge(familyName, help, value::getAsLong, labelPairs);
+  }
+
+  @Override
+  public void registerCounter(String familyName, String help, LongSupplier count, String... labelPairs) {
+    if (!familyName.endsWith("_total")) {
+      throw new IllegalArgumentException("counter names end in _total: " + familyName);
+    }
+    if (!registry.getMetrics().containsKey(SeriesName.of(familyName, labelPairs))) {
+      readingCounter(familyName, help, count, labelPairs);
+    }
+  }
+
+  @Override
+  public byte[] scrape() {
+    return exposition.scrape();
+  }
+
+  @Override
+  public String scrapeContentType() {
+    return PrometheusExposition.CONTENT_TYPE;
   }
 
   /** A counter series; {@code familyName} must end in {@code _total}. */

@@ -2,11 +2,12 @@ package narwhal.core.request;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
-import narwhal.api.FailureClass;
+import narwhal.api.FailurePolicy;
 import narwhal.core.fleet.EngineState;
 import narwhal.core.legs.DecodeListener;
 import narwhal.core.legs.EngineClient;
 import narwhal.core.legs.EngineFailure;
+import narwhal.core.legs.EngineFailures;
 import narwhal.core.trace.LegTrace;
 import narwhal.proto.v1.CompletionRequest;
 import narwhal.spi.Phase;
@@ -118,11 +119,8 @@ final class ConcurrentHandoffAttempt {
       return decodeFailure;
     }
     legs.cancelPrefill();
-    if (tokens == 0 && consumerAccepted && decodeFailure.isTimeoutShaped()) {
-      String what = "prefill engine " + producer.iid() + " had not answered when decode engine "
-          + decodeFailure.engineIid() + " gave up waiting for the KV cache: ";
-      return new EngineFailure(Phase.PREFILL, FailureClass.TIMEOUT, 504, "engine_timeout", producer.iid(),
-          what + decodeFailure.clientMessage(), decodeFailure.operatorDetail(), true, null);
+    if (FailurePolicy.waitedOnProducer(decodeFailure.origin(), decodeFailure.status(), consumerAccepted, tokens)) {
+      return EngineFailures.producerKeptDecodeWaiting(producer.iid(), decodeFailure);
     }
     return decodeFailure;
   }

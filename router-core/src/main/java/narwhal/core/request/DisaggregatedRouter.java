@@ -11,15 +11,15 @@ import narwhal.core.admission.PredictiveAdmission;
 import narwhal.core.placement.PlacementCost;
 import narwhal.core.admission.Seat;
 import narwhal.api.AdmissionTicket;
+import narwhal.api.Arrival;
+import narwhal.api.Authentication;
+import narwhal.api.ClientAuthenticator;
 import narwhal.api.ClientSink;
 import narwhal.api.CompletionService;
-import narwhal.api.FrontEnd;
+import narwhal.api.OffLoopPool;
 import narwhal.api.RequestHandle;
-import narwhal.api.RequestIds;
 import narwhal.api.RouterError;
-import narwhal.api.Authentication;
-import narwhal.api.Caller;
-import narwhal.api.ClientAuthenticator;
+import narwhal.time.Deadline;
 import narwhal.core.tenants.TenantDirectory;
 import narwhal.core.cache.CachePlacement;
 import narwhal.core.fleet.Fleet;
@@ -45,8 +45,6 @@ import org.jspecify.annotations.Nullable;
 public final class DisaggregatedRouter implements CompletionService {
 
   private final RouterRuntime rt;
-  /** The front-end this view records requests as carried by; null for the router used directly. */
-  private final @Nullable FrontEnd frontEnd;
 
   public DisaggregatedRouter(
       FleetConfig config, Fleet fleet, EngineClient engines, Journal journal, Clock wallClock,
@@ -113,14 +111,8 @@ public final class DisaggregatedRouter implements CompletionService {
         PredictiveAdmission.from(config, placementCost),
         new PromptCountBackoff(),
         tenants,
-        new CachePlacement(config.cache()));
-    this.frontEnd = null;
-  }
-
-  /** The same router (one runtime, one admission) as seen by {@code frontEnd}. */
-  private DisaggregatedRouter(RouterRuntime rt, FrontEnd frontEnd) {
-    this.rt = rt;
-    this.frontEnd = frontEnd;
+        new CachePlacement(config.cache()),
+        OffLoopPool.create());
   }
 
   /** The engine profiles this router prices admission and placement with (empty until loaded). */
@@ -146,57 +138,36 @@ public final class DisaggregatedRouter implements CompletionService {
     return rt.predictive();
   }
 
-  @Override
-  public DisaggregatedRouter forFrontEnd(FrontEnd tag) {
-    return new DisaggregatedRouter(rt, tag);
-  }
-
   /**
-   * Counts the arrival and takes an admission seat. A refusal (in-flight limit, draining) is
-   * recorded here, so every front-end produces the same journal row and metrics for it.
+   * Counts the arrival, computes the request's deadline once and takes an admission seat. A
+   * refusal (in-flight limit, tenant limit, draining) is recorded here, so every front-end produces
+   * the same journal row and metrics for it. The wait for a seat is bounded by the deadline.
    */
   @Override
-  public AdmissionTicket admit(Scheduler loop, long arrivalNanos, @Nullable String clientRequestId) {
-    return admit(loop, arrivalNanos, clientRequestId, null, Caller.ANONYMOUS);
-  }
-
-  @Override
-  public AdmissionTicket admit(Scheduler loop, long arrivalNanos, @Nullable String clientRequestId, Caller caller) {
-    return admit(loop, arrivalNanos, clientRequestId, null, caller);
-  }
-
-  /**
-   * As {@link #admit(Scheduler, long, String)}; the queue wait is bounded by the client's deadline
-   * too, and the caller's tenant's limits apply before the fleet's.
-   */
-  private RequestTicket admit(Scheduler loop, long arrivalNanos, @Nullable String clientRequestId,
-      @Nullable Long clientDeadlineNanos, Caller caller) {
+  public AdmissionTicket admit(Arrival arrival) {
     rt.outcomes().metrics().offered();
-    // Queue time counts against the request's own deadline: it may wait at most what is left.
-    long remaining = rt.settings().deadlineNanos(arrivalNanos, clientDeadlineNanos) - loop.nanoTime();
-    Seat seat = rt.admission().acquire(loop, Math.max(0, remaining), rt.tenants().quota(caller));
-    RequestTicket ticket =
-        new RequestTicket(rt, newRequestId(), clientRequestId, loop, arrivalNanos, seat, frontEnd, caller);
-    if (seat.refusal() != null) {
+    Scheduler loop = arrival.loop();
+    Deadline deadline = Deadline.requestTimeout(arrival.arrivalNanos(), rt.settings().requestTimeoutNanos())
+        .earliest(arrival.clientDeadline());
+    Seat seat = rt.admission().acquire(loop, Math.max(0, deadline.remainingNanos(loop.nanoTime())),
+        rt.tenants().quota(arrival.caller()));
+    RequestTicket ticket = new RequestTicket(rt, this, arrival, deadline, seat);
+    RouterError refusal = ticket.refusal();
+    if (refusal != null) {
       ticket.recordRefusal();
+      return new AdmissionTicket.Refused(arrival, deadline, refusal);
     }
-    return ticket;
+    return new AdmissionTicket.Admitted(arrival, deadline, ticket);
   }
 
   @Override
   public RequestHandle submit(AdmissionTicket ticket, CompletionRequest request, ClientSink sink) {
-    return start(ticket, request, sink, null);
-  }
-
-  @Override
-  public void rejectInvalid(Scheduler loop, long arrivalNanos, @Nullable String clientRequestId, RouterError error) {
-    rejectInvalid(loop, arrivalNanos, clientRequestId, error, Caller.ANONYMOUS);
-  }
-
-  @Override
-  public void rejectInvalid(
-      Scheduler loop, long arrivalNanos, @Nullable String clientRequestId, RouterError error, Caller caller) {
-    recordInvalid(loop, arrivalNanos, clientRequestId, error, null, caller.tenant());
+    if (ticket instanceof AdmissionTicket.Refused refused) {
+      // Already recorded by admit(); the refusal reaches the sink as for any request that ends early.
+      return new RefusedRequest(refused.requestId(), refused.loop(), sink, refused.error());
+    }
+    // The ticket is sealed: the only other kind is Admitted, which only its issuer can take over.
+    return ((AdmissionTicket.Admitted) ticket).takeOver(this).start(request, sink);
   }
 
   @Override
@@ -205,81 +176,23 @@ public final class DisaggregatedRouter implements CompletionService {
   }
 
   @Override
-  public String rejectUnauthenticated(
-      Scheduler loop, long arrivalNanos, @Nullable String clientRequestId, Authentication refused) {
+  public void rejectUnauthenticated(Arrival arrival, Authentication refused) {
     RouterError error = refused.refusal();
     if (error == null) {
-      throw new IllegalArgumentException("not a refusal: " + refused);
+      return;
     }
     // The metric was counted when the key was refused; the row says a request arrived without one.
-    return recordInvalid(loop, arrivalNanos, clientRequestId, error, "unauthenticated", null);
-  }
-
-  /** Journals a request refused before admission; returns its request id. */
-  private String recordInvalid(Scheduler loop, long arrivalNanos, @Nullable String clientRequestId,
-      RouterError error, @Nullable String reason, @Nullable String tenant) {
-    String requestId = newRequestId();
     rt.outcomes().metrics().offered();
-    rt.outcomes().record(RequestTicket.outcome(
-            rt, Terminal.INVALID, requestId, clientRequestId, arrivalNanos, loop.nanoTime(), null)
-        .frontEnd(frontEnd == null ? null : frontEnd.wireName())
-        .tenant(tenant)
-        .reason(reason)
+    rt.outcomes().record(RequestTicket.outcome(rt, Terminal.INVALID, arrival, arrival.loop().nanoTime(), null)
+        .tenant(null)
+        .reason("unauthenticated")
         .error(error)
         .build());
-    return requestId;
   }
 
   @Override
-  public RequestHandle submit(CompletionRequest request, ClientSink sink, Scheduler loop, long arrivalNanos) {
-    return start(admit(loop, arrivalNanos, request.getClientRequestId(), null, Caller.ANONYMOUS), request, sink, null);
-  }
-
-  @Override
-  public RequestHandle submit(
-      CompletionRequest request, ClientSink sink, Scheduler loop, long arrivalNanos, long deadlineNanos) {
-    return submit(request, sink, loop, arrivalNanos, (Long) deadlineNanos, Caller.ANONYMOUS);
-  }
-
-  @Override
-  public RequestHandle submit(CompletionRequest request, ClientSink sink, Scheduler loop, long arrivalNanos,
-      @Nullable Long deadlineNanos, Caller caller) {
-    // The client's deadline bounds the wait for a seat too: a request that expires in the queue
-    // is the request's own 504 (journal expired, deadline), not a disconnect when the client gives up.
-    return start(admit(loop, arrivalNanos, request.getClientRequestId(), deadlineNanos, caller), request, sink,
-        deadlineNanos);
-  }
-
-  private RequestHandle start(AdmissionTicket admitted, CompletionRequest request, ClientSink sink,
-      @Nullable Long clientDeadlineNanos) {
-    if (!(admitted instanceof RequestTicket ticket)) {
-      throw new IllegalArgumentException("the ticket was not issued by this router's admit()");
-    }
-    RouterError refusal = ticket.refusal();
-    if (refusal != null) {
-      // Already recorded by admit(); a front-end that admits inside submit gets it on the sink.
-      return new RefusedRequest(ticket, sink, refusal);
-    }
-    // Which models a tenant may use is known only now that the body names one.
-    RouterError forbidden = rt.tenants().forbidden(ticket.caller(), request.getModel());
-    if (forbidden != null && ticket.forbidden(forbidden)) {
-      return new RefusedRequest(ticket, sink, forbidden);
-    }
-    if (!ticket.handOver()) {
-      throw new IllegalStateException("request " + ticket.requestId() + " already ended; its ticket cannot be submitted");
-    }
-    RequestLifecycle lifecycle = new RequestLifecycle(
-        rt, request, sink, ticket.loop(), ticket.arrivalNanos(), ticket.requestId(), clientDeadlineNanos);
-    // Demand evidence for the role controller: every request that starts, whatever becomes of it.
-    rt.fleet().arrivals().arrived(lifecycle.promptTokens(), lifecycle.wantedTokens());
-    // Starts once seated: always as a separate task, so the front-end holds the handle before any
-    // sink callback can arrive.
-    lifecycle.admittedWith(ticket);
-    return lifecycle;
-  }
-
-  private static String newRequestId() {
-    return RequestIds.hex32();
+  public OffLoopPool offLoop() {
+    return rt.offLoop();
   }
 
   @Override
@@ -345,6 +258,11 @@ public final class DisaggregatedRouter implements CompletionService {
         .map(e -> e.iid() + " " + e.condition().wireName()
             + (e.conditionCause() == null ? "" : " (" + e.conditionCause() + ")"))
         .collect(java.util.stream.Collectors.joining(", "));
+  }
+
+  /** Stops the off-loop pool; a decode still running finishes and its result is dropped. */
+  public void close() {
+    rt.offLoop().close();
   }
 
   /** Stops admitting for shutdown: new requests get 503 and {@link #ready()} turns false. */

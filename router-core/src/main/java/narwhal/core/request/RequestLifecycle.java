@@ -21,6 +21,7 @@ import narwhal.time.Timer;
 import narwhal.core.legs.DecodeCall;
 import narwhal.core.legs.DecodeListener;
 import narwhal.core.legs.DraftedDecode;
+import narwhal.time.Deadline;
 import narwhal.time.Durations;
 import narwhal.core.legs.EngineFailure;
 import narwhal.spi.Phase;
@@ -47,15 +48,19 @@ import org.jspecify.annotations.Nullable;
  * attempt are in {@link AttemptLegs}; a concurrent handoff's pair is a {@link
  * ConcurrentHandoffAttempt}.
  *
- * <p>Why one class of about 650 lines: it is the request's state machine. Every transition reads
+ * <p>Why one class of about 640 lines: it is the request's state machine. Every transition reads
  * and writes the same loop-confined state (the state, the attempt's engines, the deadline, the
- * retry credit) and every path must reach {@link #end} exactly once; split across classes, each
- * would need that state and the exactly-once rule would no longer be checkable in one place. What
- * is not a transition lives elsewhere: the legs and reservations ({@link AttemptLegs}), the
- * concurrent pair, the client relay ({@link ClientRelay}), the retry decision, the journal's
- * attempt entries ({@link AttemptFailures}), the mapping of leg errors ({@link LegErrors}),
- * sizing the prompt ({@link PromptSizing}), priced placement ({@link PricedPlacement}) and
- * admission's price ({@code narwhal.core.admission.PredictiveAdmission}).
+ * retry credit, the per-token counts the relay keeps without an indirection) and every path must
+ * reach {@link #end} exactly once; split across classes, each would need that state and the
+ * exactly-once rule would no longer be checkable in one place. Each job that is not a transition
+ * is its own class, one per phase: admission's price ({@link FirstAttemptPricing}), sizing the
+ * prompt ({@link PromptSizing}), placement ({@link PricedPlacement}), the work done while the
+ * producer prefills ({@link DecodePreparation}), the handoff's age ({@link
+ * RequestErrors#handoffExpiry}; the descriptor itself is checked by the decode leg before anything
+ * is rendered from it), the legs and reservations ({@link AttemptLegs}), the concurrent pair
+ * ({@link ConcurrentHandoffAttempt}), the client relay ({@link ClientRelay}), the retry decision
+ * ({@link RetryGate}), blame ({@link FailureBlame}), the error texts ({@link RequestErrors}) and
+ * the journal row ({@link RequestRecord}).
  */
 final class RequestLifecycle implements RequestHandle, DecodeListener {
 
@@ -66,9 +71,8 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   private final Scheduler loop;
   private final long arrivalNanos;
   private final String requestId;
-  private final long deadlineNanos;
-  /** Whether the client's own deadline comes before serving.request_timeout_s (the 504 names it). */
-  private final boolean clientDeadlineFirst;
+  /** Computed once at admission (the earlier of the client's and serving.request_timeout_s). */
+  private final Deadline deadline;
   /**
    * The prompt's size in tokens: the router's estimate until {@link #sizing} has counted it, then
    * the exact count when it could; what admission prices and the reservations weigh.
@@ -76,10 +80,10 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   private long promptTokens;
   private final PromptSizing sizing;
   private final PricedPlacement placement;
-  /** Predictive admission's price of the first attempt; null when unpriced (open, no profile). */
-  private @Nullable AdmissionPrice admissionPrice;
-  /** Set once the first attempt was priced: retries were admitted already and are never refused. */
-  private boolean admissionChecked;
+  /** Predictive admission of the first attempt (retries were admitted already), and its price. */
+  private final FirstAttemptPricing pricing;
+  /** The journal row, built when the request ends. */
+  private final RequestRecord record;
 
   private RequestState state = RequestState.ADMITTED;
   private Timer deadlineTimer = Timer.NONE;
@@ -107,8 +111,8 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   private final AttemptLegs legs = new AttemptLegs();
   /** The current attempt's pair when its handoff is concurrent; null for a sequential handoff. */
   private @Nullable ConcurrentHandoffAttempt concurrent;
-  /** The decode leg's request, drafted while a prefill leg runs (sequential handoffs); null once sent. */
-  private @Nullable DraftedDecode draftedDecode;
+  /** The decode leg's draft and readied connection, made while a prefill leg runs. */
+  private final DecodePreparation decodePrep;
 
   private final ClientRelay relay;
   private long ttftNanos = -1;
@@ -121,44 +125,41 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   private final RequestTimeline timeline = new RequestTimeline();
   /** Token gaps not yet handed to the decode engine's pace (only one engine's: output commits). */
   private final DecodePace.StreamTally paceTally = new DecodePace.StreamTally();
-  /** The admission seat this request holds; released in {@link #end}. */
-  private @Nullable RequestTicket ticket;
+  /** The admission seat this request holds (released in {@link #end}) and its arrival. */
+  private final RequestTicket ticket;
   private @Nullable RouterError abortError;
   private @Nullable String abortReason;
   private boolean recorded;
 
-  RequestLifecycle(RouterRuntime rt, CompletionRequest request, ClientSink sink, Scheduler loop,
-      long arrivalNanos, String requestId) {
-    this(rt, request, sink, loop, arrivalNanos, requestId, null);
-  }
-
-  /** @param clientDeadlineNanos the client's own deadline (gRPC), on {@code loop.nanoTime()}, or null */
-  RequestLifecycle(RouterRuntime rt, CompletionRequest request, ClientSink sink, Scheduler loop,
-      long arrivalNanos, String requestId, @Nullable Long clientDeadlineNanos) {
+  /**
+   * @param request pinned to the served model, under the trace context it arrived with
+   * @param ticket the admission the request takes over: its arrival, deadline and seat
+   */
+  RequestLifecycle(RouterRuntime rt, CompletionRequest request, ClientSink sink, RequestTicket ticket) {
     this.rt = rt;
     this.request = request;
     this.sink = sink;
-    this.loop = loop;
-    this.arrivalNanos = arrivalNanos;
-    this.requestId = requestId;
+    this.ticket = ticket;
+    this.loop = ticket.loop();
+    this.arrivalNanos = ticket.arrival().arrivalNanos();
+    this.requestId = ticket.requestId();
+    this.deadline = ticket.deadline();
     this.relay = new ClientRelay(sink, legs);
     this.blame = new FailureBlame(rt.health(), this::quarantine);
-    this.deadlineNanos = rt.settings().deadlineNanos(arrivalNanos, clientDeadlineNanos);
-    this.clientDeadlineFirst = deadlineNanos != arrivalNanos + rt.settings().requestTimeoutNanos();
     this.sizing = new PromptSizing(rt, request, loop, requestId);
     this.promptTokens = sizing.estimate();
     this.placement = new PricedPlacement(rt.fleet(), rt.placementCost(), rt.cache());
-    this.trace = rt.tracing().startRequest(requestId, rt.settings().model(), routeName(),
+    this.pricing = new FirstAttemptPricing(rt.predictive());
+    this.decodePrep = new DecodePreparation(rt, request, placement, loop);
+    this.trace = rt.tracing().startRequest(requestId, rt.settings().model(), RequestRecord.routeName(request),
         request.getTraceparent(), request.getTracestate());
+    this.record = new RequestRecord(rt, ticket, request, sizing, timeline, attemptFailures, blame, trace, legLog,
+        pricing, placement);
   }
 
   /** The KV tokens a decode of this request holds at its end: prompt plus wanted output. */
   private long kvTokens() {
     return promptTokens + wantedTokens();
-  }
-
-  private String routeName() {
-    return request.getRoute() == narwhal.proto.v1.Route.ROUTE_CHAT_COMPLETIONS ? "chat" : "completions";
   }
 
   @Override
@@ -179,19 +180,18 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   }
 
   /**
-   * Takes over the request's admission ticket and starts once its seat is granted (a separate
-   * task even when it already is), or ends with 504 {@code queue_expired} if the wait runs out.
+   * Starts once the ticket's seat is granted (a separate task even when it already is), or ends
+   * with 504 {@code queue_expired} if the wait runs out.
    */
-  void admittedWith(RequestTicket admitted) {
-    this.ticket = admitted;
-    admitted.seat().whenSeated(this::start, this::onQueueExpired);
+  void admitted() {
+    ticket.seat().whenSeated(this::start, this::onQueueExpired);
   }
 
   private void onQueueExpired() {
     if (state != RequestState.ADMITTED) {
       return;
     }
-    if (deadlineNanos - loop.nanoTime() <= 0) {
+    if (deadline.passed(loop.nanoTime())) {
       onDeadline(); // the wait was cut short by the request's own deadline: that is what expired
     } else {
       end(Terminal.EXPIRED, "queue_timeout", AdmissionErrors.queueExpired(loop.nanoTime() - arrivalNanos));
@@ -202,7 +202,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     if (state != RequestState.ADMITTED) {
       return; // cancelled while it waited for its seat
     }
-    long remaining = deadlineNanos - loop.nanoTime();
+    long remaining = deadline.remainingNanos(loop.nanoTime());
     if (remaining <= 0) {
       onDeadline(); // the wait for a seat used up the deadline
       return;
@@ -243,23 +243,16 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
   }
 
   /**
-   * Predictive admission, before the first attempt's dispatch only (a retry was admitted already):
-   * prices the request on the producer placement chose and refuses it with 429 when the projected
-   * time to first token is over the budget. True when it refused (and the request has ended).
+   * Predictive admission, before the first attempt's dispatch only ({@link FirstAttemptPricing}).
+   * True when it refused (and the request has ended).
    */
   private boolean refusedOnPrice(long now) {
-    if (admissionChecked) {
+    FirstAttemptPricing.Refusal refusal =
+        pricing.check(producer, promptTokens, placement.usableCachedTokens(), (now - arrivalNanos) / 1e9);
+    if (refusal == null) {
       return false;
     }
-    admissionChecked = true;
-    admissionPrice = rt.predictive().price(producer, promptTokens, placement.usableCachedTokens(),
-        (now - arrivalNanos) / 1e9);
-    RefusalCause cause = admissionPrice == null ? null : admissionPrice.refusal(rt.predictive().budgetS());
-    if (cause == null) {
-      return false;
-    }
-    end(Terminal.REFUSED, cause.wireName(),
-        AdmissionErrors.priced(admissionPrice, cause, rt.predictive(), producer.iid(), promptTokens));
+    end(Terminal.REFUSED, refusal.reason(), refusal.error());
     return true;
   }
 
@@ -323,9 +316,9 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     reportedCachedTokens = rt.cache().answered(producer.iid(), placement.prompt(), placement.predictedCachedTokens(),
         handoff.cachedTokens());
     state = RequestState.HANDOFF;
-    long bound = rt.settings().handoffBoundNanos();
-    if (bound > 0 && handoff.ageNanos(now) > bound) {
-      onHandoffExpired(handoff, bound, now);
+    String expired = RequestErrors.handoffExpiry(handoff, now, rt.settings().handoffBoundNanos());
+    if (expired != null) {
+      onHandoffExpired(expired);
       return;
     }
     state = RequestState.DECODE_PLACEMENT;
@@ -343,12 +336,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     timeline.decodeDispatched(now);
     String backendId = AttemptLegLog.decodeId(requestId, attempts);
     legLog.decode(attempts, consumer.iid(), backendId);
-    DraftedDecode drafted =
-        draftedDecode != null ? draftedDecode : rt.engines().draftDecode(consumer.spec(), decodeRequest());
-    // A stream lives for minutes and must not hold a copy of its request body; the rare retry
-    // after a sent decode leg drafts again.
-    draftedDecode = null;
-    DecodeCall call = rt.engines().decode(consumer.spec(), drafted, handoff, rt.settings().decodeLimits(),
+    DecodeCall call = rt.engines().decode(consumer.spec(), decodePrep.take(consumer), handoff, rt.settings().decodeLimits(),
         loop, this, trace.leg(Phase.DECODE.wireName(), consumer.iid(), attempts, backendId));
     // A leg can fail inside decode() (an invalid descriptor is rejected before anything is sent);
     // then the state has already moved on and the finished leg must not be kept.
@@ -381,7 +369,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     String decodeId = AttemptLegLog.decodeId(requestId, attempt);
     legLog.prefill(attempt, p.iid(), prefillId);
     legLog.decode(attempt, consumer.iid(), decodeId);
-    concurrent.dispatch(rt.engines(), rt.settings(), request, decodeRequest(), this,
+    concurrent.dispatch(rt.engines(), rt.settings(), request, decodePrep.decodeRequest(), this,
         trace.leg(Phase.PREFILL.wireName(), p.iid(), attempt, prefillId),
         trace.leg(Phase.DECODE.wireName(), consumer.iid(), attempt, decodeId),
         () -> state == RequestState.DECODE,
@@ -411,63 +399,16 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     if (attempt != attempts || state != RequestState.PREFILL) {
       return; // the attempt failed, or the request ended, first
     }
-    draftDecodeWhilePrefilling();
-    prepareLikelyConsumer();
+    decodePrep.whilePrefilling(producer, avoided, kvTokens());
   }
 
-  /**
-   * The decode request is drafted as soon as the prefill leg is under way (right after its request
-   * is written, on a pooled connection), in the producer's dialect: the engine prefills for
-   * milliseconds, during which the router is otherwise idle, and what the draft holds (the whole
-   * decode body but the handoff) is then off the path from the prefill answer to the decode
-   * request. A retry after a failed prefill reuses the draft; once a decode leg is sent the draft
-   * is let go, so a stream holds no copy of its request body.
-   */
-  private void draftDecodeWhilePrefilling() {
-    if (draftedDecode == null) { // a retry after a failed prefill keeps the first attempt's draft
-      draftedDecode = rt.engines().draftDecode(producer.spec(), decodeRequest());
-    }
-  }
-
-  /**
-   * Readies a connection to the engine decode placement would pick now, also while the prefill
-   * runs: where the pool keeps none idle for it (an engine that closes each stream, a pool gone
-   * cold, TLS), the connect and its handshake are then off the path from the prefill answer to
-   * the decode request. A guess only: placement is made again at the answer, with the loads of
-   * then, and a connection readied for an engine it does not pick waits in the pool for a later
-   * request or its idle timeout.
-   */
-  private void prepareLikelyConsumer() {
-    EngineState likely = placement.likelyDecode(producer.iid(), avoided, loop.nanoTime(), kvTokens());
-    if (likely != null) {
-      rt.engines().prepareDecode(likely.spec(), rt.settings().decodeLimits(), loop);
-    }
-  }
-
-  /**
-   * The decode leg always streams, so first-token and silence timeouts can be enforced; for a
-   * non-streaming client the router assembles the answer and asks for usage to report it.
-   */
-  private CompletionRequest decodeRequest() {
-    if (request.getStream()) {
-      return request;
-    }
-    return request.toBuilder()
-        .setStream(true)
-        .setStreamOptions(StreamOptions.newBuilder().setIncludeUsage(true))
-        .build();
-  }
-
-  private void onHandoffExpired(PrefillResult handoff, long bound, long now) {
-    String message = "KV handoff expired before decode dispatch: it was "
-        + Durations.describe(handoff.ageNanos(now)) + " old, over the bound of " + Durations.describe(bound);
+  private void onHandoffExpired(String message) {
     attemptFailures.add(attempts, "prefill", producer.iid(), "handoff_expired", message);
     legLog.failed(attempts);
     // A retry gets a new handoff, preferably from another producer; the expired one is abandoned.
     avoided.add(producer.iid());
     if (!retryIfPermitted(true)) {
-      RouterError err = RouterError.of(504, "handoff_expired", "handoff_expired", message);
-      end(Terminal.EXPIRED, "handoff", err);
+      end(Terminal.EXPIRED, "handoff", RequestErrors.handoffExpired(message));
     }
   }
 
@@ -582,7 +523,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
    */
   private boolean retryIfPermitted(boolean transientFault) {
     RetryGate.Decision decision = new RetryGate(rt.backoff(), rt.retryBudget(), rt.settings().maxAttempts())
-        .decide(transientFault, attempts, deadlineNanos - loop.nanoTime());
+        .decide(transientFault, attempts, deadline.remainingNanos(loop.nanoTime()));
     noteRetryReason(decision.reason());
     if (!decision.allowed()) {
       return false;
@@ -603,13 +544,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
 
   /** No engine in placement can run {@code phase}: avoidances alone never get here ({@code Fleet}). */
   private void failNoEngine(String phase) {
-    String first = blame.firstFailedIid();
-    String message = first == null
-        ? "no " + phase + " engine is available"
-        : "no " + phase + " engine is in placement for this request's retry, which followed a failure on engine "
-            + first;
-    end(Terminal.FAILED, "no_engine",
-        RouterError.of(503, "backend_unavailable", "backend_unavailable", message).withRetryAfter(1));
+    end(Terminal.FAILED, "no_engine", RequestErrors.noEngine(phase, blame.firstFailedIid()));
   }
 
   /** The producer a decode failure names to the breaker (its probe goes through it); else null. */
@@ -630,23 +565,8 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
     if (state == RequestState.DONE) {
       return;
     }
-    String deadlineLimit = deadlineLimit();
-    if (state == RequestState.RELAY) {
-      end(Terminal.EXPIRED, "deadline", RouterError.of(504, "decode", "request_expired",
-          "request deadline of " + deadlineLimit + " passed after " + TokenCounts.describe(tokens)));
-    } else {
-      end(Terminal.EXPIRED, "deadline", RouterError.of(504, "request_expired", "request_expired",
-          "request deadline of " + deadlineLimit + " passed before the first token"));
-    }
-  }
-
-  /**
-   * What bounded the request, for the 504: "600 s (serving.request_timeout_s)". Spelled out only
-   * when a deadline passes, not on every request's way to its first token.
-   */
-  private String deadlineLimit() {
-    return Durations.describe(Math.max(0, deadlineNanos - arrivalNanos))
-        + (clientDeadlineFirst ? " (the client's deadline)" : " (serving.request_timeout_s)");
+    end(Terminal.EXPIRED, "deadline",
+        RequestErrors.deadlinePassed(deadline, arrivalNanos, state == RequestState.RELAY, tokens));
   }
 
   @Override
@@ -684,9 +604,7 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
       paceTally.flushTo(consumer.decodePace());
     }
     // Freed before the client hears the outcome, so a request it sends next finds the seat.
-    if (ticket != null) {
-      ticket.seat().release();
-    }
+    ticket.seat().release();
 
     if (terminal == Terminal.COMPLETED) {
       sink.onComplete();
@@ -723,40 +641,8 @@ final class RequestLifecycle implements RequestHandle, DecodeListener {
 
   private RequestOutcome outcome(
       Terminal terminal, @Nullable String reason, @Nullable RouterError error, RequestState endedIn) {
-    long now = loop.nanoTime();
-    PromptSizing.Sized sized = sizing.sized();
-    // The best count known: the router's exact one, else the engine's usage, else the estimate.
-    Long inputLen = sized == PromptSizing.Sized.EXACT ? Long.valueOf(promptTokens)
-        : enginePromptTokens != null ? enginePromptTokens
-        : sized != null ? Long.valueOf(promptTokens) : null;
-    Long wantedLen = request.hasMaxCompletionTokens() ? Long.valueOf(request.getMaxCompletionTokens())
-        : request.hasMaxTokens() ? Long.valueOf(request.getMaxTokens()) : null;
-    return RequestOutcome.builder(requestId, terminal)
-        .frontEnd(ticket == null ? null : ticket.frontEndName())
-        .tenant(ticket == null ? null : ticket.caller().tenant())
-        .clientRid(request.getClientRequestId())
-        .arrived(rt.arrivalEpochSeconds(arrivalNanos, now))
-        .request(routeName(), request.getStream(), inputLen, wantedLen)
-        .outputLen(tokens)
-        .latency(ttftNanos < 0 ? null : ttftNanos, firstByteNanos < 0 ? null : firstByteNanos,
-            timeline.tpotNanos(), timeline.decodeTpotNanos())
-        .placement(producer == null ? null : producer.iid(), consumer == null ? null : consumer.iid())
-        .reason(reason)
-        .error(error)
-        .attempts(attempts, timeline.decodeAttempts(), attemptFailures.entries())
-        .retryChain(blame.firstFailedIid(), blame.poisoned())
-        .timing(ticket == null ? null : ticket.seat().queueWaitNanos(now), timeline.routerOverheadNanos(),
-            now - arrivalNanos, timeline.upstreamNanos())
-        .cancelledPhase(terminal == Terminal.CANCELLED ? endedIn.cancelledPhase() : null)
-        .legs(trace.traceId(), legLog.entries(terminal))
-        .inputSized(sized == null ? null : sized.wireName())
-        .admissionPrice(admissionPrice == null ? null : admissionPrice.journalFields())
-        // A refused request was priced but never placed: nothing of it ran unserved.
-        .unserved(terminal == Terminal.REFUSED ? List.of() : placement.unserved())
-        .cache(producer == null ? null : placement.cacheLabel().wireName(),
-            producer == null || !placement.prompt().active() ? null : Long.valueOf(placement.predictedCachedTokens()),
-            reportedCachedTokens)
-        .build();
+    return record.build(terminal, reason, error, endedIn, new RequestRecord.Progress(promptTokens, enginePromptTokens,
+        tokens, ttftNanos, firstByteNanos, producer, consumer, attempts, reportedCachedTokens));
   }
 
   private void recordAttemptFailure(EngineFailure f) {

@@ -1,74 +1,65 @@
 package narwhal.core.request;
 
-import narwhal.core.admission.Seat;
 import narwhal.api.AdmissionTicket;
-import narwhal.api.FrontEnd;
-import narwhal.api.RouterError;
+import narwhal.api.Arrival;
 import narwhal.api.Caller;
+import narwhal.api.ClientSink;
+import narwhal.api.CompletionService;
+import narwhal.api.InvalidRequestException;
+import narwhal.api.RequestHandle;
+import narwhal.api.RouterError;
+import narwhal.api.ServedModel;
+import narwhal.core.admission.Seat;
 import narwhal.core.outcome.RequestOutcome;
 import narwhal.core.outcome.Terminal;
+import narwhal.proto.v1.CompletionRequest;
+import narwhal.time.Deadline;
 import narwhal.time.Scheduler;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The core's {@link AdmissionTicket}: the request id, arrival and admission {@link Seat} of one
- * request, and the guarantee that it ends exactly once. Either the ticket records the outcome
- * itself (rejected at admission, invalid input, client gone or time run out before submit) or it is handed to a
- * {@link RequestLifecycle}, which then owns the seat. Confined to the request's scheduler.
+ * The core's side of one admitted request ({@link AdmissionTicket.Owner}): its {@link Arrival},
+ * deadline and admission {@link Seat}. Either it records the outcome itself (refused at admission,
+ * invalid input, client gone or time run out before submit, another model, a model the tenant may
+ * not use) or it starts a {@link RequestLifecycle}, which then owns the seat. The {@link
+ * AdmissionTicket.Admitted} wrapping it guarantees each ending happens once. Confined to the
+ * request's scheduler.
  */
-final class RequestTicket implements AdmissionTicket {
+final class RequestTicket implements AdmissionTicket.Owner {
 
-  private final OutcomeRecorder outcomes;
   private final RouterRuntime rt;
-  private final String requestId;
-  private final @Nullable String clientRequestId;
-  private final Scheduler loop;
-  private final long arrivalNanos;
+  private final CompletionService issuer;
+  private final Arrival arrival;
+  private final Deadline deadline;
   private final Seat seat;
-  private final @Nullable FrontEnd frontEnd;
-  private final Caller caller;
-  private boolean settled;
 
-  RequestTicket(RouterRuntime rt, String requestId, @Nullable String clientRequestId, Scheduler loop,
-      long arrivalNanos, Seat seat, @Nullable FrontEnd frontEnd, Caller caller) {
+  RequestTicket(RouterRuntime rt, CompletionService issuer, Arrival arrival, Deadline deadline, Seat seat) {
     this.rt = rt;
-    this.outcomes = rt.outcomes();
-    this.requestId = requestId;
-    this.clientRequestId = clientRid(clientRequestId);
-    this.loop = loop;
-    this.arrivalNanos = arrivalNanos;
+    this.issuer = issuer;
+    this.arrival = arrival;
+    this.deadline = deadline;
     this.seat = seat;
-    this.frontEnd = frontEnd;
-    this.caller = caller;
+  }
+
+  Arrival arrival() {
+    return arrival;
+  }
+
+  Deadline deadline() {
+    return deadline;
+  }
+
+  Scheduler loop() {
+    return arrival.loop();
+  }
+
+  String requestId() {
+    return arrival.requestId();
   }
 
   /** Who sent the request: its tenant, or anonymous without tenants. */
   Caller caller() {
-    return caller;
-  }
-
-  /** The journal's {@code front_end}: which front-end carried the request, or null when unknown. */
-  @Nullable String frontEndName() {
-    return frontEnd == null ? null : frontEnd.wireName();
-  }
-
-  @Override
-  public String requestId() {
-    return requestId;
-  }
-
-  @Override
-  public Scheduler loop() {
-    return loop;
-  }
-
-  @Override
-  public long arrivalNanos() {
-    return arrivalNanos;
-  }
-
-  @Nullable String clientRequestId() {
-    return clientRequestId;
+    return arrival.caller();
   }
 
   Seat seat() {
@@ -76,7 +67,12 @@ final class RequestTicket implements AdmissionTicket {
   }
 
   @Override
-  public @Nullable RouterError refusal() {
+  public CompletionService issuer() {
+    return issuer;
+  }
+
+  /** The error admission refused the seat with, or null when seated or queued. */
+  @Nullable RouterError refusal() {
     Seat.Refusal refusal = seat.refusal();
     return refusal == null ? null : AdmissionErrors.refusal(refusal, seat, rt.admission().limits());
   }
@@ -84,72 +80,70 @@ final class RequestTicket implements AdmissionTicket {
   /** Records the refusal; called once, by admission, when the seat was refused. */
   void recordRefusal() {
     Seat.Refusal refusal = seat.refusal();
-    if (refusal == null || !settle()) {
+    if (refusal == null) {
       return;
     }
     if (refusal.tenantLimit()) {
       // The tenant's own limit, not the fleet's: refused with a cause naming it.
-      end(outcome(Terminal.REFUSED).reason(AdmissionErrors.tenantCause(refusal)).error(refusal()));
+      record(outcome(Terminal.REFUSED).reason(AdmissionErrors.tenantCause(refusal)).error(refusal()));
       return;
     }
-    end(outcome(Terminal.REJECTED)
+    record(outcome(Terminal.REJECTED)
         .reason(refusal == Seat.Refusal.INFLIGHT_LIMIT ? "inflight_limit" : "not_ready")
         .error(refusal()));
   }
 
-  /**
-   * The tenant may not use the requested model (403): records it as invalid ({@code forbidden})
-   * and frees the seat; false when the ticket had already ended.
-   */
-  boolean forbidden(RouterError error) {
-    if (!settle()) {
-      return false;
-    }
-    seat.release();
-    end(outcome(Terminal.INVALID).reason("forbidden").error(error));
-    return true;
-  }
-
   @Override
   public void invalid(RouterError error) {
-    if (settle()) {
-      seat.release();
-      end(outcome(Terminal.INVALID).error(error));
-    }
+    seat.release();
+    record(outcome(Terminal.INVALID).error(error));
   }
 
   @Override
   public void abandon() {
-    if (settle()) {
-      seat.release();
-      end(outcome(Terminal.CANCELLED).cancelledPhase("request"));
-    }
-  }
-
-  @Override
-  public long timeLimitNanos() {
-    return rt.settings().requestTimeoutNanos();
+    seat.release();
+    record(outcome(Terminal.CANCELLED).cancelledPhase("request"));
   }
 
   @Override
   public void expired(RouterError error) {
-    if (settle()) {
-      seat.release();
-      end(outcome(Terminal.EXPIRED).reason("deadline").error(error));
-    }
+    seat.release();
+    record(outcome(Terminal.EXPIRED).reason("deadline").error(error));
   }
 
-  /** A lifecycle takes the ticket over; false when it has already ended (refused or recorded). */
-  boolean handOver() {
-    return settle();
+  /**
+   * Starts the request the front-end read: pinned to the served model (404 for another, as 400s
+   * are, journal {@code invalid}), refused with 403 for a model the tenant may not use, under the
+   * trace context that came with it; then a {@link RequestLifecycle} takes the seat over.
+   */
+  @Override
+  public RequestHandle start(CompletionRequest request, ClientSink sink) {
+    CompletionRequest pinned;
+    try {
+      pinned = ServedModel.pin(request, rt.settings().model());
+    } catch (InvalidRequestException e) {
+      invalid(e.error());
+      return new RefusedRequest(requestId(), loop(), sink, e.error());
+    }
+    RouterError forbidden = rt.tenants().forbidden(caller(), pinned.getModel());
+    if (forbidden != null) {
+      seat.release();
+      record(outcome(Terminal.INVALID).reason("forbidden").error(forbidden));
+      return new RefusedRequest(requestId(), loop(), sink, forbidden);
+    }
+    RequestLifecycle lifecycle = new RequestLifecycle(rt, arrival.trace().applyTo(pinned), sink, this);
+    // Demand evidence for the role controller: every request that starts, whatever becomes of it.
+    rt.fleet().arrivals().arrived(lifecycle.promptTokens(), lifecycle.wantedTokens());
+    // Starts once seated: always as a separate task, so the front-end holds the handle before any
+    // sink callback can arrive.
+    lifecycle.admitted();
+    return lifecycle;
   }
 
   /** The outcome builder with this request's identity and timing filled in. */
   RequestOutcome.Builder outcome(Terminal terminal) {
-    long now = loop.nanoTime();
-    return outcome(rt, terminal, requestId, clientRequestId, arrivalNanos, now, seat.queueWaitNanos(now))
-        .frontEnd(frontEndName())
-        .tenant(caller.tenant());
+    long now = loop().nanoTime();
+    return outcome(rt, terminal, arrival, now, seat.queueWaitNanos(now));
   }
 
   /**
@@ -158,27 +152,17 @@ final class RequestTicket implements AdmissionTicket {
    *
    * @param queueWaitNanos the time it waited for a seat, or null when it never asked for one
    */
-  static RequestOutcome.Builder outcome(RouterRuntime rt, Terminal terminal, String requestId,
-      @Nullable String clientRequestId, long arrivalNanos, long now, @Nullable Long queueWaitNanos) {
-    return RequestOutcome.builder(requestId, terminal)
-        .clientRid(clientRid(clientRequestId))
-        .arrived(rt.arrivalEpochSeconds(arrivalNanos, now))
-        .timing(queueWaitNanos, null, now - arrivalNanos, 0);
+  static RequestOutcome.Builder outcome(RouterRuntime rt, Terminal terminal, Arrival arrival, long now,
+      @Nullable Long queueWaitNanos) {
+    return RequestOutcome.builder(arrival.requestId(), terminal)
+        .frontEnd(arrival.frontEnd().wireName())
+        .tenant(arrival.caller().tenant())
+        .clientRid(arrival.clientRequestId())
+        .arrived(rt.arrivalEpochSeconds(arrival.arrivalNanos(), now))
+        .timing(queueWaitNanos, null, now - arrival.arrivalNanos(), 0);
   }
 
-  private static @Nullable String clientRid(@Nullable String clientRequestId) {
-    return clientRequestId == null || clientRequestId.isEmpty() ? null : clientRequestId;
-  }
-
-  private boolean settle() {
-    if (settled) {
-      return false;
-    }
-    settled = true;
-    return true;
-  }
-
-  private void end(RequestOutcome.Builder outcome) {
-    outcomes.record(outcome.build());
+  private void record(RequestOutcome.Builder outcome) {
+    rt.outcomes().record(outcome.build());
   }
 }

@@ -12,6 +12,7 @@ import narwhal.core.retry.Backoff;
 import narwhal.core.retry.RetryBudget;
 import narwhal.core.legs.EngineClient;
 import narwhal.core.tenants.TenantDirectory;
+import narwhal.api.OffLoopPool;
 import narwhal.core.trace.Tracing;
 import narwhal.core.cache.CachePlacement;
 
@@ -33,7 +34,8 @@ record RouterRuntime(
     PredictiveAdmission predictive,
     PromptCountBackoff countBackoff,
     TenantDirectory tenants,
-    CachePlacement cache) {
+    CachePlacement cache,
+    OffLoopPool offLoop) {
 
   /** Wall-clock arrival time: the wall clock now, less the time elapsed on the monotonic clock. */
   double arrivalEpochSeconds(long arrivalNanos, long nowNanos) {

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import narwhal.time.ManualScheduler;
+import narwhal.testing.ManualScheduler;
 import org.junit.jupiter.api.Test;
 
 /** Seats, the FIFO queue and its timeout, and draining, on a manual clock. */

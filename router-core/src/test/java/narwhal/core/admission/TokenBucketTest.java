@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.concurrent.TimeUnit;
-import narwhal.time.ManualScheduler;
+import narwhal.testing.ManualScheduler;
 import org.junit.jupiter.api.Test;
 
 /** The per-tenant request-rate bucket, on a manual clock. */

@@ -10,7 +10,7 @@ import narwhal.config.EngineContract;
 import narwhal.config.EngineRole;
 import narwhal.config.EngineSpec;
 import narwhal.config.FleetConfig;
-import narwhal.time.ManualScheduler;
+import narwhal.testing.ManualScheduler;
 import narwhal.core.legs.EngineClient;
 import narwhal.spi.EngineDialects;
 import narwhal.testing.OpenAiWire;

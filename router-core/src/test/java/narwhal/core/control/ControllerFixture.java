@@ -27,7 +27,7 @@ import narwhal.core.profile.DecodeModel;
 import narwhal.core.profile.EngineProfile;
 import narwhal.core.profile.PrefillModel;
 import narwhal.core.profile.ProfileBook;
-import narwhal.time.ManualScheduler;
+import narwhal.testing.ManualScheduler;
 
 /**
  * A role controller over a fleet the test loads by hand, on a manual clock. Every engine gets the

@@ -1,5 +1,6 @@
 package narwhal.core.health;
 
+import narwhal.api.FailureOrigin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
@@ -22,7 +23,7 @@ import narwhal.core.fleet.FailureStreaks;
 import narwhal.core.fleet.Fleet;
 import narwhal.core.legs.EngineFailure;
 import narwhal.spi.Phase;
-import narwhal.time.ManualScheduler;
+import narwhal.testing.ManualScheduler;
 import narwhal.time.Scheduler;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -64,7 +65,8 @@ class BreakerFollowsFailurePolicyTest {
   }
 
   private static EngineFailure failure(FailureClass cls) {
-    return new EngineFailure(Phase.PREFILL, cls, 502, "engine_error", "p0", cls.wireName() + " on p0", null);
+    return new EngineFailure(Phase.PREFILL, FailureOrigin.HEADERS, cls, 502, 500, "engine_error", "p0", cls.wireName() + " on p0",
+        null, true, null);
   }
 
   @ParameterizedTest
@@ -105,8 +107,8 @@ class BreakerFollowsFailurePolicyTest {
     boolean retryable = FailurePolicy.of(cls).retryable();
 
     assertThat(failure(cls).isTransient()).isEqualTo(retryable);
-    assertThat(new EngineFailure(Phase.DECODE, cls, 502, "r", "d0", "m", true, null).isTransient()).isEqualTo(retryable);
-    assertThat(new EngineFailure(Phase.DECODE, cls, 502, "r", "d0", "m", false, null).isTransient()).isFalse();
+    assertThat(new EngineFailure(Phase.DECODE, FailureOrigin.HEADERS, cls, 502, 500, "r", "d0", "m", null, true, null).isTransient()).isEqualTo(retryable);
+    assertThat(new EngineFailure(Phase.DECODE, FailureOrigin.HEADERS, cls, 502, 500, "r", "d0", "m", null, false, null).isTransient()).isFalse();
     assertThat(failure(cls).rule()).isEqualTo(FailurePolicy.of(cls));
   }
 

@@ -1,5 +1,6 @@
 package narwhal.core.health;
 
+import narwhal.api.FailureOrigin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
@@ -22,7 +23,7 @@ import narwhal.config.RecoveryConfig;
 import narwhal.core.fleet.EngineCondition;
 import narwhal.core.fleet.EngineState;
 import narwhal.core.fleet.Fleet;
-import narwhal.time.ManualScheduler;
+import narwhal.testing.ManualScheduler;
 import narwhal.time.Scheduler;
 import narwhal.time.Timer;
 import narwhal.core.legs.EngineFailure;
@@ -95,7 +96,8 @@ class HealthMonitorTest {
   }
 
   private static EngineFailure failure(String iid, Phase phase, FailureClass cls) {
-    return new EngineFailure(phase, cls, 502, "engine_error", iid, cls.wireName() + " on " + iid, true, null);
+    return new EngineFailure(phase, FailureOrigin.HEADERS, cls, 502, 500, "engine_error", iid, cls.wireName() + " on " + iid,
+        null, true, null);
   }
 
   private void fail(String iid, FailureClass cls, int times) {

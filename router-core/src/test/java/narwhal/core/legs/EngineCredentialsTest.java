@@ -13,7 +13,7 @@ import narwhal.config.EngineContract;
 import narwhal.core.checks.CheckResult;
 import narwhal.core.checks.ChecksFixture;
 import narwhal.core.checks.EngineChecks;
-import narwhal.time.ManualScheduler;
+import narwhal.testing.ManualScheduler;
 import narwhal.api.FailureClass;
 import narwhal.spi.Phase;
 import narwhal.spi.PrefillResult;

@@ -8,7 +8,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import narwhal.config.EngineRole;
 import narwhal.config.EngineSpec;
-import narwhal.time.ManualScheduler;
+import narwhal.testing.ManualScheduler;
 import narwhal.spi.PrefillResult;
 import narwhal.spi.EngineDialects;
 import narwhal.spi.ExchangeOptions;
@@ -54,7 +54,7 @@ final class LegFixture {
   /** A producer result from P1 holding the wire reference's parameters. */
   static PrefillResult handoff(Route route) {
     try {
-      return handoff(new TestDialect().readPrefillResponse(TestDialectWire.prefillResponse(TestDialectWire.PRODUCER_HANDOFF), P1.connector()),
+      return handoff(new TestDialect().readPrefillAnswer(TestDialectWire.prefillResponse(TestDialectWire.PRODUCER_HANDOFF), P1.connector()).handoff(),
           route);
     } catch (UnreadableHandoffException e) {
       throw new AssertionError(e);

@@ -14,7 +14,7 @@ import narwhal.spi.ExchangeHandler;
 import narwhal.spi.ExchangeOptions;
 import narwhal.spi.TransportFailure;
 import narwhal.testing.ScriptedTransport;
-import narwhal.time.ManualScheduler;
+import narwhal.testing.ManualScheduler;
 import narwhal.time.Scheduler;
 import org.junit.jupiter.api.Test;
 

@@ -9,7 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import narwhal.config.EngineRole;
 import narwhal.config.EngineSpec;
-import narwhal.time.ManualScheduler;
+import narwhal.testing.ManualScheduler;
 import narwhal.time.Scheduler;
 import org.junit.jupiter.api.Test;
 

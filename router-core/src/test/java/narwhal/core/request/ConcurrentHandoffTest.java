@@ -226,14 +226,10 @@ class ConcurrentHandoffTest {
       throw new UnsupportedOperationException("concurrent only");
     }
 
+    /** No descriptor: the router plans this dialect's handoff. */
     @Override
-    public KvHandoffDescriptor readPrefillResponse(String body, String connector) throws UnreadableHandoffException {
-      throw new UnreadableHandoffException("the router plans this dialect's handoff");
-    }
-
-    @Override
-    public long readPrefillPromptTokens(String body) {
-      return openAi.readPrefillPromptTokens(body);
+    public narwhal.spi.PrefillAnswer readPrefillAnswer(String body, String connector) {
+      return new narwhal.spi.PrefillAnswer(null, narwhal.openai.AnswerUsage.promptTokens(body));
     }
 
     @Override

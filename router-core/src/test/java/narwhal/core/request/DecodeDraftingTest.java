@@ -44,8 +44,8 @@ class DecodeDraftingTest {
     assertThat(dialect.draftedAfterCalls).as("no second draft for the decode leg").hasSize(1);
     assertThat(OpenAiWire.tree(decode.body()).path(TestDialect.HANDOFF).path("engine_id").asText())
         .isEqualTo("engine-p1");
-    KvHandoffDescriptor handoff = new TestDialect().readPrefillResponse(
-        narwhal.testing.TestDialectWire.prefillResponseFrom("engine-p1"), r.config.engines().get(0).connector());
+    KvHandoffDescriptor handoff = new TestDialect().readPrefillAnswer(
+        narwhal.testing.TestDialectWire.prefillResponseFrom("engine-p1"), r.config.engines().get(0).connector()).handoff();
     assertThat(decode.body()).isEqualTo(new String(
         new TestDialect().decodeRequest(r.completionRequest(), handoff, RouterFixture.backendId(decode)).body(),
         StandardCharsets.UTF_8));
@@ -105,7 +105,26 @@ class DecodeDraftingTest {
   }
 
   /** The test dialect's wire under another name, counting drafts and completed drafts. */
-  private static final class DraftCountingDialect extends ForwardingDialect {
+  @Test
+  void anUnusableDescriptor_isRefusedBeforeAnythingIsRenderedFromIt() throws Exception {
+    DraftCountingDialect dialect = new DraftCountingDialect("test") {
+      @Override
+      public @Nullable String handoffProblem(KvHandoffDescriptor handoff, String consumerConnector) {
+        return "no block ids";
+      }
+    };
+    RouterFixture r = new RouterFixture(RouterFixture.twoByTwo(), EngineDialects.of(dialect));
+    dialect.transport = r.transport;
+    Client c = r.submitCompletion();
+
+    r.prefillOk(r.call(0));
+
+    assertThat(dialect.completions).as("the decode request was never rendered").isZero();
+    assertThat(r.transport.calls()).as("no decode leg was sent").hasSize(1);
+    assertThat(c.sink().error().message()).contains("unusable KV handoff", "no block ids");
+  }
+
+  private static class DraftCountingDialect extends ForwardingDialect {
     private final String name;
     /** For each draft, how many requests the transport had been asked for when it was made. */
     final List<Integer> draftedAfterCalls = new ArrayList<>();

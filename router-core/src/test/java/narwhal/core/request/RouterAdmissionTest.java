@@ -141,9 +141,10 @@ class RouterAdmissionTest {
     RouterFixture r = fixture(1, 1, 30.0);
     r.submitCompletion();
     RecordingSink sink = new RecordingSink();
-    long arrival = r.loop.nanoTime();
-    RequestHandle queued = r.router.submit(
-        OpenAiWire.completions(BODY), sink, r.loop, arrival, arrival + java.util.concurrent.TimeUnit.SECONDS.toNanos(2));
+    narwhal.api.Arrival arrival = narwhal.api.Arrival.now(r.loop, narwhal.api.FrontEnd.GRPC,
+        narwhal.api.Caller.ANONYMOUS, null, java.util.concurrent.TimeUnit.SECONDS.toNanos(2),
+        narwhal.api.TraceContext.NONE);
+    RequestHandle queued = r.router.submit(r.router.admit(arrival), OpenAiWire.completions(BODY), sink);
     r.loop.runPending();
     assertThat(r.router.admission().queued()).isEqualTo(1);
 
@@ -163,12 +164,14 @@ class RouterAdmissionTest {
   @Test
   void ticketExpiredBeforeSubmit_freesTheSeat_andJournalsExpiredDeadline() {
     RouterFixture r = fixture(1, 0, 0);
-    AdmissionTicket ticket = r.router.admit(r.loop, r.loop.nanoTime(), "slow-upload");
+    AdmissionTicket.Admitted ticket = admit(r, "slow-upload");
     assertThat(inFlight(r)).isEqualTo(1);
-    assertThat(ticket.timeLimitNanos()).isEqualTo(java.util.concurrent.TimeUnit.SECONDS.toNanos(600));
+    assertThat(ticket.deadline().bound()).isEqualTo(narwhal.time.Deadline.Bound.REQUEST_TIMEOUT);
+    assertThat(ticket.deadline().remainingNanos(r.loop.nanoTime()))
+        .isEqualTo(java.util.concurrent.TimeUnit.SECONDS.toNanos(600));
 
     r.loop.advanceMillis(600_000);
-    ticket.expired(narwhal.api.ClientErrors.bodyTimeout(ticket.timeLimitNanos()));
+    ticket.expired(narwhal.api.ClientErrors.bodyTimeout(java.util.concurrent.TimeUnit.SECONDS.toNanos(600)));
     ticket.abandon(); // a ticket ends once
 
     assertThat(inFlight(r)).isZero();
@@ -211,9 +214,9 @@ class RouterAdmissionTest {
     r.loop.advanceMillis(700_000); // the first-token timeout fails the decode leg
     assertThat(silent.sink().error().status()).isEqualTo(504);
 
-    AdmissionTicket invalid = r.router.admit(r.loop, r.loop.nanoTime(), "client-1");
+    AdmissionTicket.Admitted invalid = admit(r, "client-1");
     invalid.invalid(RouterError.invalid("'n' must be 1", "n"));
-    AdmissionTicket gone = r.router.admit(r.loop, r.loop.nanoTime(), null);
+    AdmissionTicket.Admitted gone = admit(r, null);
     gone.abandon();
     gone.abandon();
 
@@ -315,7 +318,7 @@ class RouterAdmissionTest {
     r.submitCompletion();
     RecordingSink sink = new RecordingSink();
     CompletionRequest request = OpenAiWire.completions(BODY);
-    RequestHandle handle = r.router.submit(request, sink, r.loop, r.loop.nanoTime());
+    RequestHandle handle = r.router.submit(r.router.admit(r.arrival(narwhal.api.FrontEnd.HTTP)), request, sink);
 
     handle.cancel();
     r.loop.runPending();
@@ -350,5 +353,11 @@ class RouterAdmissionTest {
 
   private static long count(Counter c) {
     return c.getCount();
+  }
+
+  /** An admitted ticket for a request arriving now over HTTP with the client's {@code X-Request-Id}. */
+  private static AdmissionTicket.Admitted admit(RouterFixture r, String clientRequestId) {
+    return (AdmissionTicket.Admitted) r.router.admit(narwhal.api.Arrival.now(r.loop, narwhal.api.FrontEnd.HTTP,
+        narwhal.api.Caller.ANONYMOUS, clientRequestId, null, narwhal.api.TraceContext.NONE));
   }
 }

@@ -15,7 +15,7 @@ import narwhal.config.FleetConfig;
 import narwhal.config.ServingConfig;
 import narwhal.api.RequestHandle;
 import narwhal.core.fleet.Fleet;
-import narwhal.time.ManualScheduler;
+import narwhal.testing.ManualScheduler;
 import narwhal.core.legs.EngineClient;
 import narwhal.core.metrics.RouterMetrics;
 import narwhal.core.metrics.Telemetry;
@@ -98,17 +98,21 @@ final class RouterFixture {
   /** A submitted request and its client. */
   record Client(RequestHandle handle, RecordingSink sink) {}
 
-  Client submit(CompletionRequest request) {
-    RecordingSink sink = new RecordingSink();
-    RequestHandle handle = router.submit(request, sink, loop, loop.nanoTime());
-    loop.runPending();
-    return new Client(handle, sink);
+  /** A request arriving now over {@code frontEnd}, anonymous, with no deadline of its own. */
+  narwhal.api.Arrival arrival(narwhal.api.FrontEnd frontEnd) {
+    return narwhal.api.Arrival.now(loop, frontEnd, narwhal.api.Caller.ANONYMOUS, null, null,
+        narwhal.api.TraceContext.NONE);
   }
 
-  /** As {@link #submit(CompletionRequest)}, through {@code service} (e.g. a front-end's view). */
-  Client submit(narwhal.api.CompletionService service, CompletionRequest request) {
+  /** Admits and submits {@code request}, arriving now over HTTP, as a front-end does. */
+  Client submit(CompletionRequest request) {
+    return submit(arrival(narwhal.api.FrontEnd.HTTP), request);
+  }
+
+  /** As {@link #submit(CompletionRequest)}, for {@code arrival}. */
+  Client submit(narwhal.api.Arrival arrival, CompletionRequest request) {
     RecordingSink sink = new RecordingSink();
-    RequestHandle handle = service.submit(request, sink, loop, loop.nanoTime());
+    RequestHandle handle = router.submit(router.admit(arrival), request, sink);
     loop.runPending();
     return new Client(handle, sink);
   }

@@ -75,7 +75,7 @@ class RouterJournalRowTest {
     // The router only estimated a text prompt (the test dialect has no tokenize route): the
     // engine's usage.prompt_tokens says it; input_sized says how the router priced it.
     assertThat(row).containsEntry("input_len", 17L).containsEntry("input_sized", "estimated")
-        .containsEntry("front_end", null);
+        .containsEntry("front_end", "http");
     assertThat(row.keySet()).filteredOn(k -> k.endsWith("_seconds")).isEmpty();
     assertThat(row).containsKeys("upstream_s", "duration_s", "queue_wait_s", "router_overhead_s");
   }
@@ -92,7 +92,7 @@ class RouterJournalRowTest {
 
   @Test
   void aRequestThroughAFrontEndsView_isJournalledWithItsName() {
-    RouterFixture.Client c = r.submit(r.router.forFrontEnd(narwhal.api.FrontEnd.GRPC), r.completionRequest());
+    RouterFixture.Client c = r.submit(r.arrival(narwhal.api.FrontEnd.GRPC), r.completionRequest());
     // A producer answer without usage, and no engine counted "hello": the row carries the router's
     // estimate (5 characters at engine.chars_per_token 3.8, rounded up), and says so.
     r.call(0).respond(200, TestDialectWire.prefillResponseWithoutUsageFrom("engine-" + r.iidOf(r.call(0))));
@@ -102,8 +102,9 @@ class RouterJournalRowTest {
         .containsEntry("input_sized", "estimated");
 
     r.journal.rows.clear();
-    r.router.forFrontEnd(narwhal.api.FrontEnd.HTTP)
-        .rejectInvalid(r.loop, r.loop.nanoTime(), null, narwhal.api.RouterError.invalid("bad", null));
+    narwhal.api.AdmissionTicket.Admitted ticket =
+        (narwhal.api.AdmissionTicket.Admitted) r.router.admit(r.arrival(narwhal.api.FrontEnd.HTTP));
+    ticket.invalid(narwhal.api.RouterError.invalid("bad", null));
     assertThat(r.row()).containsEntry("front_end", "http").containsEntry("terminal", "invalid");
   }
 }

@@ -20,7 +20,7 @@ import narwhal.spi.TransportFailure;
 import narwhal.testing.OpenAiWire;
 import narwhal.testing.ScriptedTransport.Call;
 import narwhal.testing.TestDialect;
-import narwhal.time.ManualScheduler;
+import narwhal.testing.ManualScheduler;
 import narwhal.time.Scheduler;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -34,10 +34,7 @@ class RouterTenantsTest {
   private final RouterFixture r = new RouterFixture(withTenants(RouterFixture.twoByTwo()));
 
   private RecordingSink submitAs(Caller caller) {
-    RecordingSink sink = new RecordingSink();
-    r.router.submit(r.completionRequest(), sink, r.loop, r.loop.nanoTime(), null, caller);
-    r.loop.runPending();
-    return sink;
+    return submit(r, caller);
   }
 
   @Test
@@ -106,7 +103,9 @@ class RouterTenantsTest {
 
   private static RecordingSink submit(RouterFixture fixture, Caller caller) {
     RecordingSink sink = new RecordingSink();
-    fixture.router.submit(fixture.completionRequest(), sink, fixture.loop, fixture.loop.nanoTime(), null, caller);
+    narwhal.api.Arrival arrival = narwhal.api.Arrival.now(fixture.loop, narwhal.api.FrontEnd.HTTP, caller, null, null,
+        narwhal.api.TraceContext.NONE);
+    fixture.router.submit(fixture.router.admit(arrival), fixture.completionRequest(), sink);
     fixture.loop.runPending();
     return sink;
   }
@@ -128,7 +127,8 @@ class RouterTenantsTest {
   @Test
   void anUnauthenticatedCaller_isJournalledWithoutATenant_andCounted() {
     Authentication refused = r.router.authenticator().authenticate("Bearer nwk_unknown1_" + "x".repeat(43));
-    r.router.rejectUnauthenticated(r.loop, r.loop.nanoTime(), "client-1", refused);
+    r.router.rejectUnauthenticated(narwhal.api.Arrival.now(r.loop, narwhal.api.FrontEnd.HTTP, Caller.ANONYMOUS,
+        "client-1", null, narwhal.api.TraceContext.NONE), refused);
 
     assertThat(refused.isAccepted()).isFalse();
     assertThat(r.row()).containsEntry("terminal", "invalid").containsEntry("reason", "unauthenticated")

@@ -141,11 +141,13 @@ public abstract class AdapterConformanceSuite {
         + " — \"Decode generates every client-visible output token\"")
     void completionStream() throws Exception {
       ConformanceRig b = bench();
-      Outcome o = b.run(completion(true));
+      ClientOutcome o = b.run(completion(true));
 
       assertThat(o.completed()).as("completed with [DONE]; client saw %s", o.log()).isTrue();
       assertThat(o.tokens()).isEqualTo(expected(MAX_TOKENS));
       Verdicts.legsAndHandoff(b);
+      // The row is written on the loop just after the client hears the end: wait for it.
+      Poll.until(adapter.timeouts().settle(), () -> !b.journal.rows().isEmpty(), () -> "the journal row");
       assertThat(b.journal.rows()).singleElement().satisfies(row -> assertThat(row).containsEntry("terminal", "completed"));
     }
 
@@ -154,7 +156,7 @@ public abstract class AdapterConformanceSuite {
         + " prompt or messages\"")
     void chatStream() throws Exception {
       ConformanceRig b = bench();
-      Outcome o = b.run(KitRequests.chat(adapter.model(), KitRequests.PROMPT, MAX_TOKENS, true));
+      ClientOutcome o = b.run(KitRequests.chat(adapter.model(), KitRequests.PROMPT, MAX_TOKENS, true));
 
       assertThat(o.completed()).as("completed; client saw %s", o.log()).isTrue();
       assertThat(o.tokens()).isEqualTo(expected(MAX_TOKENS));
@@ -166,7 +168,7 @@ public abstract class AdapterConformanceSuite {
         + " one-token completion request\"; the decode leg always streams")
     void nonStreamingClient() throws Exception {
       ConformanceRig b = bench();
-      Outcome o = b.run(completion(false));
+      ClientOutcome o = b.run(completion(false));
 
       assertThat(o.completed()).as("completed; client saw %s", o.log()).isTrue();
       assertThat(o.tokens()).isEqualTo(expected(MAX_TOKENS));
@@ -183,7 +185,7 @@ public abstract class AdapterConformanceSuite {
         running.add(b.submit(KitRequests.completion(adapter.model(), prompt(i), MAX_TOKENS, true)));
       }
       for (int i = 0; i < running.size(); i++) {
-        Outcome o = b.await(running.get(i));
+        ClientOutcome o = b.await(running.get(i));
         assertThat(o.completed()).as("request %d completed; client saw %s", i, o.log()).isTrue();
         assertThat(o.tokens()).as("request %d", i).isEqualTo(adapter.expectedTokens(prompt(i), MAX_TOKENS));
       }
@@ -206,7 +208,7 @@ public abstract class AdapterConformanceSuite {
         + " engine failure\"")
     void eofBeforeDone(int tokens) throws Exception {
       ConformanceRig b = bench(Fault.eofAfter(tokens));
-      Outcome o = b.run(completion(true));
+      ClientOutcome o = b.run(completion(true));
 
       assertThat(o.tokens()).isEqualTo(expected(tokens));
       assertThat(o.started()).as("output committed").isEqualTo(tokens > 0);
@@ -218,7 +220,7 @@ public abstract class AdapterConformanceSuite {
         + " HTTP 502 with: stream ended with [DONE] before any token arrived\"")
     void doneBeforeAnyToken() throws Exception {
       ConformanceRig b = bench(Fault.doneBeforeAnyToken());
-      Outcome o = b.run(completion(true));
+      ClientOutcome o = b.run(completion(true));
 
       Verdicts.noOutput(o);
       assertThat(o.requireError().message()).startsWith("stream ended with [DONE] before any token arrived");
@@ -232,7 +234,7 @@ public abstract class AdapterConformanceSuite {
     void errorObjectInStream(int tokens, int code, FailureClass failureClass) throws Exception {
       Fault fault = Fault.errorEventAfter(tokens, code);
       ConformanceRig b = bench(fault);
-      Outcome o = b.run(completion(true));
+      ClientOutcome o = b.run(completion(true));
 
       assertThat(o.tokens()).isEqualTo(expected(tokens));
       Verdicts.failed(b, o, Phase.DECODE, code, failureClass, fault.message());
@@ -243,7 +245,7 @@ public abstract class AdapterConformanceSuite {
         + " engine faults [map] to HTTP 502\"")
     void resetMidStream() throws Exception {
       ConformanceRig b = bench(Fault.resetAfter(2));
-      Outcome o = b.run(completion(true));
+      ClientOutcome o = b.run(completion(true));
 
       assertThat(o.tokens()).isEqualTo(expected(2));
       Verdicts.failed(b, o, Phase.DECODE, 502, FailureClass.CONNECTION, "");
@@ -265,7 +267,7 @@ public abstract class AdapterConformanceSuite {
     void httpStatus(Phase phase, int engineStatus, int clientStatus, FailureClass failureClass) throws Exception {
       Fault fault = Fault.status(phase, engineStatus);
       ConformanceRig b = phase == Phase.PREFILL ? prefillFault(fault) : bench(fault);
-      Outcome o = b.run(completion(true));
+      ClientOutcome o = b.run(completion(true));
 
       Verdicts.noOutput(o);
       Verdicts.failed(b, o, phase, clientStatus, failureClass, fault.message());
@@ -281,7 +283,7 @@ public abstract class AdapterConformanceSuite {
     void closedOnReceipt(Phase phase) throws Exception {
       Fault fault = Fault.closeOnReceipt(phase);
       ConformanceRig b = phase == Phase.PREFILL ? prefillFault(fault) : bench(fault);
-      Outcome o = b.run(completion(true));
+      ClientOutcome o = b.run(completion(true));
 
       Verdicts.noOutput(o);
       Verdicts.failed(b, o, phase, 502, FailureClass.CONNECTION, "");
@@ -294,7 +296,7 @@ public abstract class AdapterConformanceSuite {
       URI closed = EngineSpecs.closedPort();
       ConformanceRig b = bench(holdDecodeIfConcurrent(List.of()), p -> EngineSpecs.withUrl(p, closed), UnaryOperator.identity(),
           UnaryOperator.identity());
-      Outcome o = b.run(completion(true));
+      ClientOutcome o = b.run(completion(true));
 
       Verdicts.noOutput(o);
       Verdicts.failed(b, o, Phase.PREFILL, 502, FailureClass.CONNECTION, "refused the connection");
@@ -311,7 +313,7 @@ public abstract class AdapterConformanceSuite {
         + " HTTP stream and ends at the first generated token\"")
     void silentBeforeFirstToken() throws Exception {
       ConformanceRig b = bench(Fault.silenceBeforeFirstToken());
-      Outcome o = b.run(completion(true));
+      ClientOutcome o = b.run(completion(true));
 
       Verdicts.noOutput(o);
       Verdicts.failed(b, o, Phase.DECODE, 504, FailureClass.STREAM, "no first token within");
@@ -332,7 +334,7 @@ public abstract class AdapterConformanceSuite {
           : UnaryOperator.identity();
       ConformanceRig b = bench(List.of(Fault.delayHeaders(Phase.DECODE, adapter.timeouts().hold())), UnaryOperator.identity(),
           UnaryOperator.identity(), firstTokenBinds);
-      Outcome o = b.run(completion(true));
+      ClientOutcome o = b.run(completion(true));
 
       Verdicts.noOutput(o);
       Verdicts.failed(b, o, Phase.DECODE, 504, FailureClass.STREAM, "no first token within");
@@ -343,7 +345,7 @@ public abstract class AdapterConformanceSuite {
         + " silent between tokens\"")
     void silentMidStream() throws Exception {
       ConformanceRig b = bench(Fault.silenceAfter(2));
-      Outcome o = b.run(completion(true));
+      ClientOutcome o = b.run(completion(true));
 
       assertThat(o.tokens()).isEqualTo(expected(2));
       assertThat(o.requireError().message()).startsWith("engine went silent between tokens");
@@ -355,7 +357,7 @@ public abstract class AdapterConformanceSuite {
     void metadataResetsSilenceTimer() throws Exception {
       KitTimeouts t = adapter.timeouts();
       ConformanceRig b = bench(Fault.metadataWhileSilent(2, t.decodeRead().multipliedBy(4), t.decodeRead().dividedBy(5)));
-      Outcome o = b.run(completion(true));
+      ClientOutcome o = b.run(completion(true));
 
       assertThat(o.completed()).as("completed despite %d ms without tokens; client saw %s",
           t.decodeRead().multipliedBy(4).toMillis(), o.log()).isTrue();
@@ -366,7 +368,7 @@ public abstract class AdapterConformanceSuite {
     @DisplayName("a prefill that does not answer in time is a 504 — \"timeout-shaped engine faults\" map to 504")
     void prefillTimeout() throws Exception {
       ConformanceRig b = prefillFault(Fault.delayHeaders(Phase.PREFILL, adapter.timeouts().hold()));
-      Outcome o = b.run(completion(true));
+      ClientOutcome o = b.run(completion(true));
 
       Verdicts.noOutput(o);
       Verdicts.failed(b, o, Phase.PREFILL, 504, FailureClass.TIMEOUT, "");
@@ -386,7 +388,7 @@ public abstract class AdapterConformanceSuite {
       assumeTrue(dialect.handoffStyle() == HandoffStyle.SEQUENTIAL,
           "a concurrent handoff reads no descriptor from the producer");
       ConformanceRig b = bench(Fault.descriptor(kind));
-      Outcome o = b.run(completion(true));
+      ClientOutcome o = b.run(completion(true));
 
       Verdicts.noOutput(o);
       Verdicts.failed(b, o, Phase.PREFILL, 502, FailureClass.KV_HANDOFF, "unusable KV handoff");
@@ -399,7 +401,7 @@ public abstract class AdapterConformanceSuite {
     void connectorMismatch() throws Exception {
       ConformanceRig b = bench(List.of(), UnaryOperator.identity(), c -> EngineSpecs.withConnector(c, c.connector() + "-kit-mismatch"),
           UnaryOperator.identity());
-      Outcome o = b.run(completion(true));
+      ClientOutcome o = b.run(completion(true));
 
       Verdicts.noOutput(o);
       Verdicts.failed(b, o, Phase.PREFILL, 502, FailureClass.KV_HANDOFF, "unusable KV handoff");
@@ -464,7 +466,7 @@ public abstract class AdapterConformanceSuite {
       Fault fault = Fault.status(Phase.DECODE, 500);
       ConformanceRig b = bench(List.of(Fault.delayHeaders(Phase.PREFILL, adapter.timeouts().hold()), fault),
           UnaryOperator.identity(), UnaryOperator.identity(), Cancellation::noLegTimeouts);
-      Outcome o = b.run(completion(true));
+      ClientOutcome o = b.run(completion(true));
 
       Verdicts.failed(b, o, Phase.DECODE, 502, FailureClass.INFERENCE_STATUS, fault.message());
       b.awaitQuiet();
@@ -479,7 +481,7 @@ public abstract class AdapterConformanceSuite {
       Fault fault = Fault.status(Phase.PREFILL, 500);
       ConformanceRig b = bench(List.of(fault, Fault.delayHeaders(Phase.DECODE, adapter.timeouts().hold())),
           UnaryOperator.identity(), UnaryOperator.identity(), Cancellation::noLegTimeouts);
-      Outcome o = b.run(completion(true));
+      ClientOutcome o = b.run(completion(true));
 
       Verdicts.failed(b, o, Phase.PREFILL, 502, FailureClass.INFERENCE_STATUS, fault.message());
       b.awaitQuiet();
@@ -498,7 +500,7 @@ public abstract class AdapterConformanceSuite {
       assertThat(b.journal.rows()).singleElement()
           .satisfies(row -> assertThat(row).containsEntry("terminal", "cancelled"));
       b.awaitQuiet();
-      Outcome o = r.sink().outcome();
+      ClientOutcome o = r.sink().outcome();
       assertThat(o.completed()).as("completed after cancel").isFalse();
       assertThat(o.error()).as("error after cancel").isNull();
     }

@@ -1,5 +1,9 @@
 package narwhal.adapters.kit;
 
+import narwhal.api.Arrival;
+import narwhal.api.Caller;
+import narwhal.api.FrontEnd;
+import narwhal.api.TraceContext;
 import narwhal.testing.Poll;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -142,16 +146,17 @@ final class ConformanceRig implements AutoCloseable {
 
   Running submit(CompletionRequest request) {
     ContractCheckingSink sink = new ContractCheckingSink();
-    RequestHandle handle = onLoop(() -> router.submit(request, sink, loop, loop.nanoTime()));
+    RequestHandle handle = onLoop(() -> router.submit(router.admit(Arrival.now(loop, FrontEnd.HTTP, Caller.ANONYMOUS,
+        null, null, TraceContext.NONE)), request, sink));
     return new Running(handle, sink);
   }
 
   /** Runs {@code request} to its end and returns what the client saw. */
-  Outcome run(CompletionRequest request) {
+  ClientOutcome run(CompletionRequest request) {
     return await(submit(request));
   }
 
-  Outcome await(Running running) {
+  ClientOutcome await(Running running) {
     try {
       running.sink().terminal.get(timeouts.settle().toMillis(), TimeUnit.MILLISECONDS);
     } catch (java.util.concurrent.TimeoutException e) {
@@ -160,7 +165,7 @@ final class ConformanceRig implements AutoCloseable {
     } catch (Exception e) {
       throw new AssertionError(e);
     }
-    Outcome o = running.sink().outcome();
+    ClientOutcome o = running.sink().outcome();
     assertThat(o.sinkViolations()).as("ClientSink call order").isEmpty();
     return o;
   }

@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The client of one request: records every call the core makes, and checks the {@link ClientSink}
- * call order as it goes (a violation is kept and reported by {@link Outcome}).
+ * call order as it goes (a violation is kept and reported by {@link ClientOutcome}).
  */
 final class ContractCheckingSink implements ClientSink {
 
@@ -64,8 +64,8 @@ final class ContractCheckingSink implements ClientSink {
     return tokens.size();
   }
 
-  synchronized Outcome outcome() {
-    return new Outcome(List.copyOf(tokens), started, log.contains("complete"), error, List.copyOf(log),
+  synchronized ClientOutcome outcome() {
+    return new ClientOutcome(List.copyOf(tokens), started, log.contains("complete"), error, List.copyOf(log),
         List.copyOf(violations));
   }
 

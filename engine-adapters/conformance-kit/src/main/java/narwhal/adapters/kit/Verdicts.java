@@ -36,13 +36,13 @@ final class Verdicts {
       assertThat(b.dialect.handoffProblem(carried, b.consumer.connector())).isNull();
     } else {
       assertThat(prefill.events()).as("the prefill answer is not a stream").isEmpty();
-      KvHandoffDescriptor produced = b.dialect.readPrefillResponse(prefill.body(), b.producer.connector());
+      KvHandoffDescriptor produced = b.dialect.readPrefillAnswer(prefill.body(), b.producer.connector()).handoff();
       assertThat(carried).as("decode carries the producer's descriptor, opaque fields verbatim").isEqualTo(produced);
     }
   }
 
   /** Nothing reached the client before the failure: it gets a plain error response. */
-  static void noOutput(Outcome o) {
+  static void noOutput(ClientOutcome o) {
     assertThat(o.started()).as("output committed; client saw %s", o.log()).isFalse();
     assertThat(o.tokens()).isEmpty();
   }
@@ -60,7 +60,7 @@ final class Verdicts {
    * of nothing blamed on the other one. The message names the engine by iid and gives away
    * nothing internal: no address, port, URL or Java exception.
    */
-  static void failed(ConformanceRig b, Outcome o, Phase phase, int status, FailureClass failureClass, String message) {
+  static void failed(ConformanceRig b, ClientOutcome o, Phase phase, int status, FailureClass failureClass, String message) {
     RouterError e = o.requireError();
     assertThat(o.completed()).as("completed").isFalse();
     assertThat(e.status()).as("client status of %s", e).isEqualTo(status);

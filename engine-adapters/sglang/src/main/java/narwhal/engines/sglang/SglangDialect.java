@@ -9,6 +9,7 @@ import narwhal.config.EngineSpec;
 import narwhal.spi.DecodeEventDecoder;
 import narwhal.spi.EngineDialect;
 import narwhal.spi.EngineHttpRequest;
+import narwhal.spi.PrefillAnswer;
 import narwhal.spi.HandoffStyle;
 import narwhal.openai.OpenAiErrorBodies;
 import narwhal.openai.OpenAiStreamDecoder;
@@ -67,18 +68,13 @@ public final class SglangDialect implements EngineDialect {
     return post(request, null, backendRequestId);
   }
 
-  /** {@code usage.prompt_tokens}, as every OpenAI-compatible answer carries it. */
+  /**
+   * No descriptor (SGLang's KV handoff is planned by the router: bootstrap host, port and room sent
+   * on both legs), and {@code usage.prompt_tokens}, as every OpenAI-compatible answer carries it.
+   */
   @Override
-  public long readPrefillPromptTokens(String body) {
-    return AnswerUsage.promptTokens(body);
-  }
-
-  /** Always throws: SGLang's prefill response carries no descriptor. */
-  @Override
-  public KvHandoffDescriptor readPrefillResponse(String body, String connector)
-      throws UnreadableHandoffException {
-    throw new UnreadableHandoffException("SGLang's KV handoff is planned by the router (bootstrap host, "
-        + "port and room sent on both legs), not read from the prefill response");
+  public PrefillAnswer readPrefillAnswer(String body, String connector) {
+    return new PrefillAnswer(null, AnswerUsage.promptTokens(body));
   }
 
   /** The rendezvous as SGLang's three request fields. */

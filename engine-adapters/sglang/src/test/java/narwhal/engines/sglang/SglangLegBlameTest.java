@@ -3,7 +3,7 @@ package narwhal.engines.sglang;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
-import narwhal.time.ManualScheduler;
+import narwhal.testing.ManualScheduler;
 import narwhal.core.legs.EngineFailure;
 import narwhal.testing.ScriptedTransport.Call;
 import org.junit.jupiter.api.Test;

@@ -20,7 +20,7 @@ import narwhal.core.fleet.Fleet;
 import narwhal.core.health.EngineHealthTracker;
 import narwhal.core.journal.Journal;
 import narwhal.core.request.DisaggregatedRouter;
-import narwhal.time.ManualScheduler;
+import narwhal.testing.ManualScheduler;
 import narwhal.core.legs.EngineClient;
 import narwhal.core.legs.EngineFailure;
 import narwhal.spi.EngineDialects;
@@ -61,7 +61,8 @@ final class SglangPair {
     DisaggregatedRouter router = new DisaggregatedRouter(config, new Fleet(config.engines()), engines,
         Journal.none(), Clock.fixed(Instant.parse("2025-01-01T00:00:00Z"), ZoneOffset.UTC),
         new SplittableRandom(3), new Breaker());
-    router.submit(SglangWire.completions(STREAM), new Sink(), loop, loop.nanoTime());
+    router.submit(router.admit(narwhal.api.Arrival.now(loop, narwhal.api.FrontEnd.HTTP, narwhal.api.Caller.ANONYMOUS,
+        null, null, narwhal.api.TraceContext.NONE)), SglangWire.completions(STREAM), new Sink());
     loop.runPending();
     assertThat(transport.calls()).as("both legs at once").hasSize(2);
     decode = transport.calls().get(0);

@@ -95,9 +95,10 @@ class SglangRendezvousTest {
   }
 
   @Test
-  void readPrefillResponse_alwaysRefuses_sayingTheRouterPlansTheHandoff() {
-    assertThatThrownBy(() -> dialect.readPrefillResponse("{\"id\":\"x\",\"choices\":[]}", "nixl"))
-        .isInstanceOf(UnreadableHandoffException.class)
-        .hasMessageContaining("planned by the router");
+  void readPrefillAnswer_carriesNoDescriptor_theRouterPlansTheHandoff_butKeepsTheCount() {
+    narwhal.spi.PrefillAnswer answer = dialect.readPrefillAnswer(
+        "{\"id\":\"x\",\"choices\":[],\"usage\":{\"prompt_tokens\":7}}", "nixl");
+    assertThat(answer.handoff()).isNull();
+    assertThat(answer.promptTokens()).isEqualTo(7);
   }
 }

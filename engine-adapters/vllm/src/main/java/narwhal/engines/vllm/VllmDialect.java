@@ -15,6 +15,7 @@ import narwhal.spi.DecodeDraft;
 import narwhal.spi.DecodeEventDecoder;
 import narwhal.spi.EngineDialect;
 import narwhal.spi.EngineHttpRequest;
+import narwhal.spi.PrefillAnswer;
 import narwhal.openai.OpenAiErrorBodies;
 import narwhal.openai.OpenAiStreamDecoder;
 import narwhal.spi.UnreadableHandoffException;
@@ -79,22 +80,14 @@ public final class VllmDialect implements EngineDialect {
     return post(request.getRoute(), body, backendRequestId);
   }
 
-  /** {@code usage.prompt_tokens}, as every OpenAI-compatible answer carries it. */
+  /**
+   * The descriptor, {@code usage.prompt_tokens} (as every OpenAI-compatible answer carries it) and
+   * {@code usage.prompt_tokens_details.cached_tokens}, read in one pass.
+   */
   @Override
-  public long readPrefillPromptTokens(String body) {
-    return AnswerUsage.promptTokens(body);
-  }
-
-  /** {@code usage.prompt_tokens_details.cached_tokens} (vLLM: only with {@code --enable-prompt-tokens-details}). */
-  @Override
-  public long readPrefillCachedTokens(String body) {
-    return AnswerUsage.cachedTokens(body);
-  }
-
-  @Override
-  public KvHandoffDescriptor readPrefillResponse(String body, String connector)
-      throws UnreadableHandoffException {
-    JsonNode params = transferParamsOf(body);
+  public PrefillAnswer readPrefillAnswer(String body, String connector) throws UnreadableHandoffException {
+    ParsedAnswer answer = parse(body);
+    JsonNode params = answer.params();
     if (params == null || params.isNull()) {
       throw new UnreadableHandoffException("the prefill response carries no kv_transfer_params "
           + "(did the engine run with a KV connector and stop at max_tokens=1?)");
@@ -102,25 +95,35 @@ public final class VllmDialect implements EngineDialect {
     if (!params.isObject()) {
       throw new UnreadableHandoffException("kv_transfer_params is not an object");
     }
-    return NixlDescriptors.read((ObjectNode) params, connector);
+    return new PrefillAnswer(NixlDescriptors.read((ObjectNode) params, connector), answer.usage().promptTokens(),
+        answer.usage().cachedTokens());
   }
 
   /**
-   * The answer's top-level {@code kv_transfer_params}, or null when it has none or is not an
-   * object. Read with the streaming parser so that only the parameters become a tree: the rest
-   * of the answer ({@code choices}, {@code usage}, …) is only checked to be well-formed JSON, as
-   * a whole-body tree would have checked it, and skipped (a repeated key is refused by the
-   * mapper's parser either way).
+   * The answer's top-level {@code kv_transfer_params} (or null) and its {@code usage} counts:
+   * {@code prompt_tokens} (or 0) and {@code prompt_tokens_details.cached_tokens} (or -1; vLLM
+   * reports it only with {@code --enable-prompt-tokens-details}, and only above 0).
    */
-  private static @Nullable JsonNode transferParamsOf(String body) throws UnreadableHandoffException {
+  private record ParsedAnswer(@Nullable JsonNode params, AnswerUsage.Counts usage) {}
+
+  /**
+   * The answer's top-level {@code kv_transfer_params} and {@code usage} counts, in one pass
+   * of the streaming parser, so that only the parameters become a tree: the rest of the answer
+   * ({@code choices}, …) is only checked to be well-formed JSON, as a whole-body tree would have
+   * checked it, and skipped (a repeated key is refused by the mapper's parser either way).
+   */
+  private static ParsedAnswer parse(String body) throws UnreadableHandoffException {
     try (JsonParser p = Json.mapper().getFactory().createParser(body)) {
       JsonNode params = null;
+      AnswerUsage.Counts usage = AnswerUsage.Counts.NONE;
       if (p.nextToken() == JsonToken.START_OBJECT) {
         while (p.nextToken() == JsonToken.FIELD_NAME) {
-          boolean wanted = "kv_transfer_params".equals(p.currentName());
-          p.nextToken();
-          if (wanted) {
+          String name = p.currentName();
+          JsonToken value = p.nextToken();
+          if ("kv_transfer_params".equals(name)) {
             params = SUBTREE.readTree(p);
+          } else if ("usage".equals(name) && value == JsonToken.START_OBJECT) {
+            usage = AnswerUsage.countsOf(p);
           } else {
             p.skipChildren();
           }
@@ -131,7 +134,7 @@ public final class VllmDialect implements EngineDialect {
       if (p.nextToken() != null) {
         throw new UnreadableHandoffException("the prefill response is not JSON: content after its end");
       }
-      return params;
+      return new ParsedAnswer(params, usage);
     } catch (IOException e) {
       String why = e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage();
       throw new UnreadableHandoffException("the prefill response is not JSON: " + why);

@@ -89,7 +89,7 @@ class NixlDescriptorsTest {
     String params = "{\"do_remote_prefill\":true,\"do_remote_decode\":false,\"remote_block_ids\":[1],"
         + "\"remote_engine_id\":\"e\",\"remote_request_id\":\"\",\"remote_host\":\"\",\"remote_port\":5600,"
         + "\"tp_size\":1,\"unknown\":null}";
-    KvHandoffDescriptor handoff = dialect.readPrefillResponse(VllmWire.prefillResponse(params), "nixl");
+    KvHandoffDescriptor handoff = dialect.readPrefillAnswer(VllmWire.prefillResponse(params), "nixl").handoff();
 
     JsonNode body = tree(dialect.decodeRequest(OpenAiWire.completions("{\"prompt\":\"x\"}"), handoff, "b").body());
 

@@ -23,7 +23,7 @@ class VllmDecodeRequestTest {
   @Test
   void decodeRequest_crossedHandoff_isClientBodyPlusProducerParamsVerbatim() throws Exception {
     KvHandoffDescriptor handoff =
-        dialect.readPrefillResponse(VllmWire.prefillResponse(VllmWire.PRODUCER_PARAMS), "nixl");
+        dialect.readPrefillAnswer(VllmWire.prefillResponse(VllmWire.PRODUCER_PARAMS), "nixl").handoff();
 
     EngineHttpRequest http = dialect.decodeRequest(OpenAiWire.completions(CLIENT), handoff, "b-2");
 
@@ -40,7 +40,7 @@ class VllmDecodeRequestTest {
         + "{\"role\":\"user\",\"content\":\"hi\"}],\"max_completion_tokens\":9,\"stream\":true,"
         + "\"stream_options\":{\"include_usage\":true,\"continuous_usage_stats\":true},\"top_k\":5}";
     KvHandoffDescriptor handoff =
-        dialect.readPrefillResponse(VllmWire.prefillResponse(VllmWire.PRODUCER_PARAMS), "nixl");
+        dialect.readPrefillAnswer(VllmWire.prefillResponse(VllmWire.PRODUCER_PARAMS), "nixl").handoff();
 
     EngineHttpRequest http = dialect.decodeRequest(OpenAiWire.chat(client), handoff, "b-2");
 
@@ -54,7 +54,7 @@ class VllmDecodeRequestTest {
   void decodeRequest_typedFieldsOfOddShape_travelVerbatim() throws Exception {
     String params = "{\"remote_engine_id\":\"e\",\"remote_block_ids\":[1],\"remote_host\":\"h\","
         + "\"remote_port\":\"5600\",\"tp_size\":null,\"remote_request_id\":42,\"do_remote_prefill\":true}";
-    KvHandoffDescriptor handoff = dialect.readPrefillResponse(VllmWire.prefillResponse(params), "nixl");
+    KvHandoffDescriptor handoff = dialect.readPrefillAnswer(VllmWire.prefillResponse(params), "nixl").handoff();
 
     JsonNode body = tree(dialect.decodeRequest(OpenAiWire.completions("{\"prompt\":\"x\"}"), handoff, "b").body());
 
@@ -79,7 +79,7 @@ class VllmDecodeRequestTest {
         .putExtraFields("vendor_hint", "{\"n\":[1.50,\"\u00e9\\u0000\"]}")
         .build();
     KvHandoffDescriptor handoff =
-        dialect.readPrefillResponse(VllmWire.prefillResponse(VllmWire.PRODUCER_PARAMS), "nixl");
+        dialect.readPrefillAnswer(VllmWire.prefillResponse(VllmWire.PRODUCER_PARAMS), "nixl").handoff();
 
     byte[] body = dialect.decodeRequest(request, handoff, "b-4").body();
 
@@ -97,7 +97,7 @@ class VllmDecodeRequestTest {
   @Test
   void oneDraft_completesForEveryAttempt_withOrWithoutAHandoff() throws Exception {
     KvHandoffDescriptor handoff =
-        dialect.readPrefillResponse(VllmWire.prefillResponse(VllmWire.PRODUCER_PARAMS), "nixl");
+        dialect.readPrefillAnswer(VllmWire.prefillResponse(VllmWire.PRODUCER_PARAMS), "nixl").handoff();
     narwhal.spi.DecodeDraft draft = dialect.draftDecodeRequest(OpenAiWire.completions(CLIENT));
 
     EngineHttpRequest first = draft.complete(handoff, "b-d1");

@@ -67,7 +67,7 @@ final class VllmOnEngineSim implements AdapterUnderTest {
         return null;
       }
       // A decode body holds kv_transfer_params where a prefill answer does: read it the same way.
-      return dialect.readPrefillResponse(body, NixlDescriptors.NIXL);
+      return dialect.readPrefillAnswer(body, NixlDescriptors.NIXL).handoff();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (UnreadableHandoffException e) {

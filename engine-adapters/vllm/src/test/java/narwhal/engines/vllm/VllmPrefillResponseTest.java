@@ -20,7 +20,7 @@ class VllmPrefillResponseTest {
 
   @Test
   void readPrefillResponse_vllmProducerAnswer_mapsTypedFields() throws Exception {
-    KvHandoffDescriptor d = dialect.readPrefillResponse(VllmWire.prefillResponse(VllmWire.PRODUCER_PARAMS), "nixl");
+    KvHandoffDescriptor d = dialect.readPrefillAnswer(VllmWire.prefillResponse(VllmWire.PRODUCER_PARAMS), "nixl").handoff();
 
     assertThat(d.getConnector()).isEqualTo("nixl");
     assertThat(d.getEngineId()).isEqualTo("7f3c1b2a-engine-p");
@@ -34,29 +34,29 @@ class VllmPrefillResponseTest {
 
   @Test
   void readPrefillResponse_nullParams_isUnreadable() {
-    assertThatThrownBy(() -> dialect.readPrefillResponse(VllmWire.prefillResponse("null"), "nixl"))
+    assertThatThrownBy(() -> dialect.readPrefillAnswer(VllmWire.prefillResponse("null"), "nixl").handoff())
         .isInstanceOf(UnreadableHandoffException.class)
         .hasMessageContaining("no kv_transfer_params");
   }
 
   @Test
   void readPrefillResponse_missingParams_isUnreadable() {
-    assertThatThrownBy(() -> dialect.readPrefillResponse("{\"id\":\"cmpl-1\",\"choices\":[]}", "nixl"))
+    assertThatThrownBy(() -> dialect.readPrefillAnswer("{\"id\":\"cmpl-1\",\"choices\":[]}", "nixl").handoff())
         .isInstanceOf(UnreadableHandoffException.class)
         .hasMessageContaining("no kv_transfer_params");
   }
 
   @Test
   void readPrefillResponse_notJson_isUnreadable() {
-    assertThatThrownBy(() -> dialect.readPrefillResponse("<html>oops</html>", "nixl"))
+    assertThatThrownBy(() -> dialect.readPrefillAnswer("<html>oops</html>", "nixl").handoff())
         .isInstanceOf(UnreadableHandoffException.class)
         .hasMessageContaining("not JSON");
   }
 
   @Test
   void readPrefillResponse_contentAfterTheAnswer_isUnreadable() {
-    assertThatThrownBy(() -> dialect.readPrefillResponse(
-        VllmWire.prefillResponse(VllmWire.PRODUCER_PARAMS) + " {\"id\":2}", "nixl"))
+    assertThatThrownBy(() -> dialect.readPrefillAnswer(
+        VllmWire.prefillResponse(VllmWire.PRODUCER_PARAMS) + " {\"id\":2}", "nixl").handoff())
         .isInstanceOf(UnreadableHandoffException.class)
         .hasMessageContaining("not JSON");
   }
@@ -64,8 +64,8 @@ class VllmPrefillResponseTest {
   @Test
   void readPrefillResponse_malformedFieldBeforeTheParams_isUnreadable() {
     // The rest of the answer is skipped, not trusted: a broken "choices" still makes it unreadable.
-    assertThatThrownBy(() -> dialect.readPrefillResponse(
-        "{\"choices\":[{\"text\":\"a\"}}, \"kv_transfer_params\":" + VllmWire.PRODUCER_PARAMS + "}", "nixl"))
+    assertThatThrownBy(() -> dialect.readPrefillAnswer(
+        "{\"choices\":[{\"text\":\"a\"}}, \"kv_transfer_params\":" + VllmWire.PRODUCER_PARAMS + "}", "nixl").handoff())
         .isInstanceOf(UnreadableHandoffException.class)
         .hasMessageContaining("not JSON");
   }
@@ -76,7 +76,7 @@ class VllmPrefillResponseTest {
     String body = "{\"kv_transfer_params\":{\"remote_engine_id\":\"first\"},\"choices\":[{\"text\":\"a\","
         + "\"logprobs\":{\"x\":[1,[2,{}]]}}],\"kv_transfer_params\":" + VllmWire.PRODUCER_PARAMS + "}";
 
-    assertThatThrownBy(() -> dialect.readPrefillResponse(body, "nixl"))
+    assertThatThrownBy(() -> dialect.readPrefillAnswer(body, "nixl").handoff())
         .isInstanceOf(UnreadableHandoffException.class)
         .hasMessageContaining("Duplicate field 'kv_transfer_params'");
   }
@@ -86,19 +86,19 @@ class VllmPrefillResponseTest {
     String body = "{\"choices\":[{\"text\":\"a\",\"logprobs\":{\"x\":[1,[2,{}]]}}],"
         + "\"usage\":{\"prompt_tokens\":9},\"kv_transfer_params\":" + VllmWire.PRODUCER_PARAMS + "}";
 
-    assertThat(dialect.readPrefillResponse(body, "nixl").getEngineId()).isEqualTo("7f3c1b2a-engine-p");
+    assertThat(dialect.readPrefillAnswer(body, "nixl").handoff().getEngineId()).isEqualTo("7f3c1b2a-engine-p");
   }
 
   @Test
   void readPrefillResponse_topLevelArray_hasNoParams() {
-    assertThatThrownBy(() -> dialect.readPrefillResponse("[{\"kv_transfer_params\":{}}]", "nixl"))
+    assertThatThrownBy(() -> dialect.readPrefillAnswer("[{\"kv_transfer_params\":{}}]", "nixl").handoff())
         .isInstanceOf(UnreadableHandoffException.class)
         .hasMessageContaining("no kv_transfer_params");
   }
 
   @Test
   void readPrefillResponse_paramsNotAnObject_isUnreadable() {
-    assertThatThrownBy(() -> dialect.readPrefillResponse(VllmWire.prefillResponse("[1,2]"), "nixl"))
+    assertThatThrownBy(() -> dialect.readPrefillAnswer(VllmWire.prefillResponse("[1,2]"), "nixl").handoff())
         .isInstanceOf(UnreadableHandoffException.class);
   }
 
@@ -107,7 +107,7 @@ class VllmPrefillResponseTest {
   void readPrefillResponse_badBlockIds_isUnreadable(String blocks) {
     String params = "{\"remote_engine_id\":\"e\",\"remote_block_ids\":" + blocks + "}";
 
-    assertThatThrownBy(() -> dialect.readPrefillResponse(VllmWire.prefillResponse(params), "nixl"))
+    assertThatThrownBy(() -> dialect.readPrefillAnswer(VllmWire.prefillResponse(params), "nixl").handoff())
         .isInstanceOf(UnreadableHandoffException.class)
         .hasMessageContaining("remote_block_ids");
   }
@@ -116,15 +116,15 @@ class VllmPrefillResponseTest {
   void readPrefillResponse_engineIdNotAString_isUnreadable() {
     String params = "{\"remote_engine_id\":17,\"remote_block_ids\":[1]}";
 
-    assertThatThrownBy(() -> dialect.readPrefillResponse(VllmWire.prefillResponse(params), "nixl"))
+    assertThatThrownBy(() -> dialect.readPrefillAnswer(VllmWire.prefillResponse(params), "nixl").handoff())
         .isInstanceOf(UnreadableHandoffException.class)
         .hasMessageContaining("remote_engine_id");
   }
 
   @Test
   void readPrefillResponse_missingEngineId_isReadButRejectedByValidation() throws Exception {
-    KvHandoffDescriptor d = dialect.readPrefillResponse(
-        VllmWire.prefillResponse("{\"remote_block_ids\":[1,2],\"remote_host\":\"h\",\"remote_port\":1}"), "nixl");
+    KvHandoffDescriptor d = dialect.readPrefillAnswer(
+        VllmWire.prefillResponse("{\"remote_block_ids\":[1,2],\"remote_host\":\"h\",\"remote_port\":1}"), "nixl").handoff();
 
     assertThat(d.getEngineId()).isEmpty();
     assertThat(DescriptorValidator.problem(result(d), new VllmDialect(), "nixl", "/v1/completions"))
@@ -133,8 +133,8 @@ class VllmPrefillResponseTest {
 
   @Test
   void readPrefillResponse_kvConnectorNamesAnotherConnector_isRejectedByValidation() throws Exception {
-    KvHandoffDescriptor d = dialect.readPrefillResponse(VllmWire.prefillResponse(
-        "{\"kv_connector\":\"LMCacheConnectorV1\",\"remote_engine_id\":\"e\",\"remote_block_ids\":[1]}"), "nixl");
+    KvHandoffDescriptor d = dialect.readPrefillAnswer(VllmWire.prefillResponse(
+        "{\"kv_connector\":\"LMCacheConnectorV1\",\"remote_engine_id\":\"e\",\"remote_block_ids\":[1]}"), "nixl").handoff();
 
     assertThat(d.getConnector()).isEqualTo("lmcacheconnectorv1");
     assertThat(DescriptorValidator.problem(result(d), new VllmDialect(), "nixl", "/v1/completions"))
@@ -143,8 +143,8 @@ class VllmPrefillResponseTest {
 
   @Test
   void readPrefillResponse_kvConnectorNamesNixl_isAccepted() throws Exception {
-    KvHandoffDescriptor d = dialect.readPrefillResponse(VllmWire.prefillResponse(
-        "{\"kv_connector\":\"NixlConnector\",\"remote_engine_id\":\"e\",\"remote_block_ids\":[1]}"), "nixl");
+    KvHandoffDescriptor d = dialect.readPrefillAnswer(VllmWire.prefillResponse(
+        "{\"kv_connector\":\"NixlConnector\",\"remote_engine_id\":\"e\",\"remote_block_ids\":[1]}"), "nixl").handoff();
 
     assertThat(d.getConnector()).isEqualTo("nixl");
     assertThat(DescriptorValidator.problem(result(d), new VllmDialect(), "nixl", "/v1/completions")).isNull();
@@ -152,8 +152,8 @@ class VllmPrefillResponseTest {
 
   @Test
   void readPrefillResponse_emptyBlockList_isRejectedByValidation() throws Exception {
-    KvHandoffDescriptor d = dialect.readPrefillResponse(
-        VllmWire.prefillResponse("{\"remote_engine_id\":\"e\",\"remote_block_ids\":[]}"), "nixl");
+    KvHandoffDescriptor d = dialect.readPrefillAnswer(
+        VllmWire.prefillResponse("{\"remote_engine_id\":\"e\",\"remote_block_ids\":[]}"), "nixl").handoff();
 
     assertThat(DescriptorValidator.problem(result(d), new VllmDialect(), "nixl", "/v1/completions"))
         .isEqualTo("the descriptor lists no KV block ids");

@@ -28,7 +28,7 @@ import narwhal.testing.ScriptedTransport;
 import narwhal.testing.ScriptedTransport.Call;
 import narwhal.testing.TestDialect;
 import narwhal.testing.TestDialectWire;
-import narwhal.time.ManualScheduler;
+import narwhal.testing.ManualScheduler;
 import org.junit.jupiter.api.Test;
 
 /**

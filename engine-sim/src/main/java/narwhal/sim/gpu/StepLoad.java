@@ -15,7 +15,7 @@ package narwhal.sim.gpu;
  *     vllm:num_preemptions_total})
  * @param steps steps run so far
  */
-public record EngineLoad(
+public record StepLoad(
     int running, int waiting, long kvUsedTokens, long kvCapacityTokens, int leases, long leasedKvTokens,
     long preemptions, long steps) {
 

@@ -6,10 +6,10 @@ import java.util.List;
  * One configuration at one offered rate on one trace: what the client saw, scored against the
  * SLOs. Attainment counts every offered request; refusals, failures and unfinished streams miss.
  */
-record RunResult(String trace, String configuration, double rate, int offered, int met, int refused, int failed,
+record ArmRun(String trace, String configuration, double rate, int offered, int met, int refused, int failed,
     double ttftP50S, double ttftP99S, double tpotP50S, List<RoleSampler.Sample> roles, List<PhaseAttainment> phases) {
 
-  RunResult {
+  ArmRun {
     roles = List.copyOf(roles);
     phases = List.copyOf(phases);
   }
@@ -18,14 +18,14 @@ record RunResult(String trace, String configuration, double rate, int offered, i
     return offered == 0 ? 0 : (double) met / offered;
   }
 
-  static RunResult score(String trace, String configuration, double rate, int offered, List<RequestOutcome> outcomes,
+  static ArmRun score(String trace, String configuration, double rate, int offered, List<ReplayedRequest> outcomes,
       double sloTtftS, double sloTpotS, List<RoleSampler.Sample> roles) {
     int met = 0;
     int refused = 0;
     int failed = 0;
     List<Double> ttfts = new java.util.ArrayList<>();
     List<Double> tpots = new java.util.ArrayList<>();
-    for (RequestOutcome o : outcomes) {
+    for (ReplayedRequest o : outcomes) {
       if (o.met(sloTtftS, sloTpotS)) {
         met++;
       }
@@ -43,7 +43,7 @@ record RunResult(String trace, String configuration, double rate, int offered, i
     }
     // Requests that never reported count as failed: the offered count is the trace's.
     failed += Math.max(0, offered - outcomes.size());
-    return new RunResult(trace, configuration, rate, offered, met, refused, failed, percentile(ttfts, 0.5),
+    return new ArmRun(trace, configuration, rate, offered, met, refused, failed, percentile(ttfts, 0.5),
         percentile(ttfts, 0.99), percentile(tpots, 0.5), roles, PhaseAttainment.of(outcomes, sloTtftS, sloTpotS));
   }
 

@@ -1,4 +1,4 @@
-package narwhal.http;
+package narwhal.core.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -6,7 +6,6 @@ import com.codahale.metrics.MetricRegistry;
 import java.nio.charset.StandardCharsets;
 import narwhal.config.SloConfig;
 import narwhal.api.RouterError;
-import narwhal.core.metrics.RouterMetrics;
 import narwhal.core.outcome.RequestOutcome;
 import narwhal.core.outcome.Terminal;
 import org.junit.jupiter.api.Test;

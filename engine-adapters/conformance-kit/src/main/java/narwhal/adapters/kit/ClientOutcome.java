@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  *     complete}, {@code error 502})
  * @param sinkViolations calls out of the {@code ClientSink} order
  */
-public record Outcome(
+public record ClientOutcome(
     List<String> tokens,
     boolean started,
     boolean completed,

@@ -1,4 +1,4 @@
-package narwhal.http;
+package narwhal.core.metrics;
 
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.Gauge;
@@ -21,10 +21,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import narwhal.core.metrics.BucketedHistogram;
-import narwhal.core.metrics.MetricFamily;
-import narwhal.core.metrics.RouterMetrics;
-import narwhal.core.metrics.SeriesName;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

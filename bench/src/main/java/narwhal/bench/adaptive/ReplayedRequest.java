@@ -8,7 +8,7 @@ import org.jspecify.annotations.Nullable;
  * complete when every requested token and {@code [DONE]} arrived. A refusal or failure is kept
  * with its status, and counts as a miss.
  */
-record RequestOutcome(
+record ReplayedRequest(
     Trace.Arrival arrival, int status, int tokens, boolean done, double ttftS, double tpotS,
     @Nullable String error) {
 

@@ -1,4 +1,7 @@
-package narwhal.time;
+package narwhal.testing;
+
+import narwhal.time.Scheduler;
+import narwhal.time.Timer;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -9,8 +12,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * A {@link Scheduler} whose time moves only when a test says so.
  *
- * <p>It lives in main code so that every module's tests (and the simulator's deterministic mode)
- * can share it. Submitted tasks run when the test calls {@link #runPending()} or {@link #advance}; timers fire
+ * <p>A test double: it lives in the test kit (router-testing), which every module uses at test
+ * scope. Submitted tasks run when the test calls {@link #runPending()} or {@link #advance}; timers fire
  * in deadline order as time passes them. Everything runs on the test's thread, so timeout logic is
  * tested exactly and without sleeping: {@code advance(2499, MILLISECONDS)} shows nothing fired,
  * {@code advance(1, MILLISECONDS)} shows the timeout.
