@@ -63,6 +63,9 @@ import org.jspecify.annotations.Nullable;
  *     {@code maxModelLen} tokens (vLLM refuses to start otherwise), so any request the engine
  *     accepts can run, alone at worst
  * @param tls the certificate and key to serve TLS with (an {@code https://} engine), or null
+ * @param disaggregationMode SGLang mode: the leg this engine always serves, as SGLang's {@code
+ *     --disaggregation-mode}; null decides per request, from whether the rendezvous names this
+ *     engine's address and bootstrap port
  */
 public record SimOptions(
     String host,
@@ -92,7 +95,8 @@ public record SimOptions(
     @Nullable String apiKey,
     StreamFraming streamFraming,
     @Nullable GpuProfile gpu,
-    @Nullable SimTls tls) {
+    @Nullable SimTls tls,
+    @Nullable DisaggregationMode disaggregationMode) {
 
   // Simple-mode defaults as constants, so flag help text (annotation strings) quotes them.
   static final double DEFAULT_PREFILL_BASE_MILLIS = 2;
@@ -176,7 +180,8 @@ public record SimOptions(
         .apiKey(apiKey)
         .streamFraming(streamFraming)
         .gpu(gpu)
-        .tls(tls);
+        .tls(tls)
+        .disaggregationMode(disaggregationMode);
   }
 
   private static void check(boolean condition, String message) {
@@ -220,6 +225,7 @@ public record SimOptions(
     private StreamFraming streamFraming = StreamFraming.CHUNKED;
     private @Nullable GpuProfile gpu;
     private @Nullable SimTls tls;
+    private @Nullable DisaggregationMode disaggregationMode;
 
     /** Marks a field {@link #withoutAttest} removed from the document. */
     private static final Object DROPPED = new Object();
@@ -313,6 +319,8 @@ public record SimOptions(
     public Builder gpu(@Nullable GpuProfile v) { gpu = v; return this; }
     /** Serves TLS with these files (null: plain HTTP, the default). */
     public Builder tls(@Nullable SimTls v) { tls = v; return this; }
+    /** SGLang mode: always this leg (null, the default: decided per request). */
+    public Builder disaggregationMode(@Nullable DisaggregationMode v) { disaggregationMode = v; return this; }
     /** Builds the options; throws {@link IllegalArgumentException} on an out-of-range value. */
     public SimOptions build() {
       String id = engineId != null ? engineId : UUID.randomUUID().toString();
@@ -353,7 +361,8 @@ public record SimOptions(
           apiKey,
           streamFraming,
           gpu,
-          tls);
+          tls,
+          disaggregationMode);
     }
   }
 }
