@@ -30,6 +30,7 @@ import narwhal.spi.EngineTransport;
 import narwhal.spi.ExchangeOptions;
 import narwhal.spi.HandoffStyle;
 import narwhal.time.Scheduler;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Measures engines for {@code narwhal profile}, one after another (an engine is timed alone, on
@@ -47,8 +48,22 @@ final class ProfileRun {
    */
   record Options(Duration budget, long maxPromptTokens, int maxSequences, int decodeTokens, int repeats) {}
 
-  /** What the engine reported besides its measurement, for the table. */
-  record Result(EngineSpec engine, EngineMeasurement measurement, String plan) {}
+  /**
+   * What the engine reported besides its measurement, for the table.
+   *
+   * @param skipped why the engine was not measured at all (it cannot be), or null when it was
+   */
+  record Result(EngineSpec engine, EngineMeasurement measurement, String plan, @Nullable String skipped) {
+
+    Result(EngineSpec engine, EngineMeasurement measurement, String plan) {
+      this(engine, measurement, plan, null);
+    }
+
+    /** Measured and missed, as opposed to passed or not measurable at all. */
+    boolean failed() {
+      return skipped == null && !measurement.passed();
+    }
+  }
 
   /** Used when an engine reports no context length ({@code max_model_len}). */
   static final long DEFAULT_CONTEXT = 8192;
@@ -70,8 +85,12 @@ final class ProfileRun {
       List<Result> results = new ArrayList<>();
       for (EngineSpec engine : engines) {
         if (client.handoffStyle(engine) == HandoffStyle.CONCURRENT) {
-          results.add(new Result(engine, failed(engine, "its dialect (" + engine.dialect() + ") hands KV over "
-              + "concurrently: a prefill leg alone never completes, so it cannot be profiled this way"), "-"));
+          // Not a failure: nothing about the engine is wrong, and preflight's gate does not ask for its row.
+          results.add(new Result(engine, failed(engine, "not measured"), "-", engine.dialect() + " hands KV over "
+              + "concurrently: its prefill leg answers only once a decode engine has joined, so its prefill time "
+              + "cannot be told from the pair's; preflight does not ask for its row, and serve admits and places "
+              + "its requests unpriced"));
+          progress.println("narwhal profile: " + engine.iid() + " skipped (" + engine.dialect() + ": see below)");
           continue;
         }
         OptionalLong context = await(facts.maxModelLen(engine, loop), Duration.ofSeconds(30), OptionalLong.empty());
