@@ -99,6 +99,14 @@ final class ProfileCommand implements Callable<Integer> {
         return FAILED;
       }
     }
+    List<String> small = results.stream().filter(r -> r.smallBatchWarning() != null).map(r -> r.engine().iid())
+        .toList();
+    if (!small.isEmpty()) {
+      // Loud on purpose: the row is written and serves, and only the controller's later moves show it is off.
+      narwhal.err.println("narwhal profile: WARNING: " + String.join(", ", small) + (small.size() == 1 ? "'s" : "'")
+          + " profile measured only small batches, which the role controller reads as the engine's capacity; "
+          + "see WARNING above for what to change");
+    }
     if (failed.isEmpty()) {
       narwhal.err.println("narwhal profile: " + (measured.isEmpty() ? "nothing to write"
           : "wrote " + measured.size() + (measured.size() == 1 ? " row" : " rows") + " to " + target)

@@ -70,6 +70,12 @@ final class ProfileTable {
         out.add(r.engine().iid() + " note: " + note);
       }
     }
+    for (ProfileRun.Result r : results) {
+      String warning = r.smallBatchWarning();
+      if (warning != null) {
+        out.add(r.engine().iid() + " WARNING: " + warning);
+      }
+    }
     return out;
   }
 
