@@ -103,9 +103,9 @@ final class ProfileCommand implements Callable<Integer> {
         .toList();
     if (!small.isEmpty()) {
       // Loud on purpose: the row is written and serves, and only the controller's later moves show it is off.
-      narwhal.err.println("narwhal profile: WARNING: " + String.join(", ", small) + (small.size() == 1 ? "'s" : "'")
-          + " profile measured only small batches, which the role controller reads as the engine's capacity; "
-          + "see WARNING above for what to change");
+      narwhal.err.println("narwhal profile: WARNING: " + (small.size() == 1 ? "the profile of " : "the profiles of ")
+          + String.join(", ", small) + " measured only small batches, which the role controller reads as an "
+          + "engine's capacity; see WARNING above for what to change");
     }
     if (failed.isEmpty()) {
       narwhal.err.println("narwhal profile: " + (measured.isEmpty() ? "nothing to write"
