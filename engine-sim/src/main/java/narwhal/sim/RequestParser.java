@@ -44,7 +44,11 @@ final class RequestParser {
     if (options.dialect() == SimDialect.SGLANG) {
       // SGLang has no kv_transfer_params: the rendezvous decides the leg.
       BootstrapFields bootstrap = BootstrapFields.read(body);
-      boolean prefill = bootstrap != null && bootstrap.names(options.host(), bootstrapPort.getAsInt());
+      // An engine started in one mode serves that leg only, as SGLang's; without one, the
+      // rendezvous naming this engine's own address makes it the producer.
+      DisaggregationMode mode = options.disaggregationMode();
+      boolean prefill = bootstrap != null && (mode == DisaggregationMode.PREFILL
+          || mode == null && bootstrap.names(options.host(), bootstrapPort.getAsInt()));
       return new SimRequest(endpoint, stream, includeUsage, continuousUsage,
           // SGLang's prefill server stops after the prompt's first token.
           prefill ? 1 : maxTokens,

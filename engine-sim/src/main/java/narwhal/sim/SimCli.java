@@ -2,6 +2,8 @@ package narwhal.sim;
 
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -36,13 +38,18 @@ public final class SimCli implements Callable<Integer> {
    * IllegalArgumentException} naming the bad flag or value.
    */
   public static SimOptions parse(String[] args) {
+    return parse(args, System::getenv);
+  }
+
+  /** As {@link #parse(String[])}, with vLLM's variables ({@code VLLM_NIXL_SIDE_CHANNEL_*}, ...) read from {@code env}. */
+  public static SimOptions parse(String[] args, Function<String, @Nullable String> env) {
     SimCli cli = new SimCli();
     try {
       new CommandLine(cli).parseArgs(args);
     } catch (ParameterException e) {
       throw new IllegalArgumentException(e.getMessage(), e);
     }
-    return cli.flags.toOptions();
+    return cli.flags.toOptions(env);
   }
 
   @Override

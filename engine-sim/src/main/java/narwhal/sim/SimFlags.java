@@ -6,10 +6,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 import narwhal.sim.GpuProfileFile.Key;
 import narwhal.sim.gpu.GpuProfile;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.TypeConversionException;
 
@@ -19,7 +21,8 @@ import picocli.CommandLine.TypeConversionException;
  * SimOptions#builder()}'s and {@link GpuProfile}'s, read from them so help text and behaviour
  * cannot drift apart. Timing flags that are left out stay null, so that a {@code --gpu-profile}
  * file's value counts only when the flag is absent, and a flag of the other timing mode is refused
- * rather than ignored.
+ * rather than ignored. {@link EngineShapedFlags} adds vLLM's and SGLang's own flags and
+ * variables, so an engine's launch line starts the simulator as written.
  */
 public final class SimFlags {
 
@@ -34,8 +37,11 @@ public final class SimFlags {
   @Option(names = "--engine-id", paramLabel = "ID", description = "NIXL engine id (default: random UUID)")
   @Nullable String engineId;
 
-  @Option(names = "--model", paramLabel = "NAME", description = "served model name (default ${DEFAULT-VALUE})")
-  String model = DEFAULTS.model();
+  @Option(names = "--model", paramLabel = "NAME", description = "served model name (default narwhal-sim)")
+  @Nullable String model;
+
+  @Mixin
+  EngineShapedFlags engine = new EngineShapedFlags();
 
   @Option(names = "--seed", paramLabel = "N", description = "token generator seed (default ${DEFAULT-VALUE})")
   long seed = DEFAULTS.seed();
@@ -114,11 +120,13 @@ public final class SimFlags {
           + GpuProfile.DEFAULT_JITTER + ")"})
   @Nullable Double jitter;
 
-  @Option(names = "--kv-host", paramLabel = "H", description = "remote_host in prefill descriptors (default ${DEFAULT-VALUE})")
-  String kvHost = DEFAULTS.kvHost();
+  @Option(names = "--kv-host", paramLabel = "H", description = {"remote_host in prefill descriptors (default: "
+      + "VLLM_NIXL_SIDE_CHANNEL_HOST, else " + "localhost" + ", as vLLM)"})
+  @Nullable String kvHost;
 
-  @Option(names = "--kv-port", paramLabel = "N", description = "remote_port in prefill descriptors (default ${DEFAULT-VALUE})")
-  int kvPort = DEFAULTS.kvPort();
+  @Option(names = "--kv-port", paramLabel = "N", description = {"remote_port in prefill descriptors (default: "
+      + "VLLM_NIXL_SIDE_CHANNEL_PORT, else 5600, as vLLM)"})
+  @Nullable Integer kvPort;
 
   @Option(names = "--tp-size", paramLabel = "N", description = "tp_size in prefill descriptors (default ${DEFAULT-VALUE})")
   int tpSize = DEFAULTS.tpSize();
@@ -131,19 +139,20 @@ public final class SimFlags {
   int ioThreads = DEFAULTS.ioThreads();
 
   @Option(names = "--dialect", paramLabel = "D", converter = DialectValue.class,
-      description = "vllm or sglang (default vllm)")
-  SimDialect dialect = DEFAULTS.dialect();
+      description = "vllm or sglang (default vllm; sglang with --disaggregation-mode)")
+  @Nullable SimDialect dialect;
 
-  @Option(names = "--bootstrap-port", paramLabel = "N",
-      description = "sglang: KV bootstrap port (default ${DEFAULT-VALUE}: the HTTP port)")
-  int bootstrapPort = DEFAULTS.bootstrapPort();
+  @Option(names = "--bootstrap-port", paramLabel = "N", description = {"sglang: KV bootstrap port (default: "
+      + SGLANG_BOOTSTRAP_PORT + " with --disaggregation-mode prefill, as SGLang; else the HTTP port)"})
+  @Nullable Integer bootstrapPort;
 
   @Option(names = "--kv-wait-ms", paramLabel = "N",
       description = "sglang: longest wait for the other leg's KV (default ${DEFAULT-VALUE})")
   long kvWaitMs = DEFAULTS.kvWaitMillis();
 
   @Option(names = "--api-key", paramLabel = "KEY", description = {
-      "like vLLM's --api-key: /v1/* requests without 'Authorization: Bearer KEY' get 401 (default: none)"})
+      "like vLLM's --api-key: /v1/* requests without 'Authorization: Bearer KEY' get 401 (default: VLLM_API_KEY, as "
+          + "vLLM; else none)"})
   @Nullable String apiKey;
 
   @Option(names = "--stream-framing", paramLabel = "F", converter = FramingValue.class, description = {
@@ -172,11 +181,6 @@ public final class SimFlags {
   @Option(names = "--tls-key", paramLabel = "FILE", description = "the certificate's PKCS#8 PEM key (with --tls-cert)")
   java.nio.file.@Nullable Path tlsKey;
 
-  @Option(names = "--enable-prefix-caching", description = {
-      "gpu timing: reuse cached prompt blocks and cache computed ones, as vLLM's prefix cache (vLLM's default is on;",
-      "the simulator's is off)"})
-  boolean enablePrefixCaching;
-
   @Option(names = "--block-size", paramLabel = "N", description = "tokens per KV block of the prefix cache (default ${DEFAULT-VALUE})")
   int blockSize = 16;
 
@@ -195,12 +199,33 @@ public final class SimFlags {
       "arrays) (default ${DEFAULT-VALUE})"})
   String kvEventsEncoding = "map";
 
-  /** The options these flags describe; throws {@link IllegalArgumentException} on an out-of-range value. */
+  /** SGLang's default {@code --disaggregation-bootstrap-port}. */
+  static final int SGLANG_BOOTSTRAP_PORT = 8998;
+
+  /** The options these flags describe, with vLLM's variables read from the environment. */
   public SimOptions toOptions() {
-    SimOptions.Builder b = SimOptions.builder().port(port).host(host).model(model).seed(seed)
-        .defaultMaxTokens(maxTokens).kvHost(kvHost)
-        .kvPort(kvPort).tpSize(tpSize).ioThreads(ioThreads).dialect(dialect)
-        .bootstrapPort(bootstrapPort).kvWaitMillis(kvWaitMs).apiKey(apiKey).streamFraming(streamFraming)
+    return toOptions(System::getenv);
+  }
+
+  /**
+   * The options these flags and {@code env}'s vLLM variables describe (a flag wins over a
+   * variable); throws {@link IllegalArgumentException} on an out-of-range value or two flags that
+   * contradict each other.
+   */
+  public SimOptions toOptions(Function<String, @Nullable String> env) {
+    engine.validate();
+    String chosen = engine.model(model);
+    String served = engine.servedModelName != null ? engine.servedModelName
+        : chosen != null ? chosen : DEFAULTS.model();
+    SimDialect family = dialect(engine.disaggregationMode);
+    String sideHost = first(kvHost, EngineShapedFlags.sideChannelHost(env), DEFAULTS.kvHost());
+    int sidePort = first(kvPort, EngineShapedFlags.sideChannelPort(env), DEFAULTS.kvPort());
+    SimOptions.Builder b = SimOptions.builder().port(port).host(host).model(served).seed(seed)
+        .defaultMaxTokens(maxTokens).kvHost(sideHost)
+        .kvPort(sidePort).tpSize(tpSize).ioThreads(ioThreads).dialect(family)
+        .bootstrapPort(bootstrapPort(engine.disaggregationMode)).disaggregationMode(engine.disaggregationMode)
+        .kvWaitMillis(kvWaitMs).apiKey(apiKey != null ? apiKey : EngineShapedFlags.apiKey(env))
+        .streamFraming(streamFraming)
         .faults(FaultPlan.of(faults))
         // A simulator on its own (the benchmark's engines, narwhal sim) has no reader of the
         // in-memory record of what it received: SimEngine.received() is for tests in the same JVM.
@@ -213,8 +238,17 @@ public final class SimFlags {
     } else {
       simpleTiming(b);
     }
-    if (engineId != null) {
-      b.engineId(engineId);
+    String kvEngineId = engine.kvTransfer == null ? null : engine.kvTransfer.engineId();
+    if (engineId != null && kvEngineId != null && !engineId.equals(kvEngineId)) {
+      throw new IllegalArgumentException("the engine id is given twice, as --engine-id " + engineId
+          + " and --kv-transfer-config's engine_id " + kvEngineId + ": give it once");
+    }
+    if (engineId != null || kvEngineId != null) {
+      b.engineId(engineId != null ? engineId : kvEngineId);
+    }
+    if (engine.kvTransfer != null) {
+      // What a real engine's attestation sidecar would report for this launch line.
+      b.attest("connector", engine.kvTransfer.connector()).attest("kv_role", engine.kvTransfer.role());
     }
     for (String assignment : attest) {
       int eq = assignment.indexOf('=');
@@ -246,16 +280,54 @@ public final class SimFlags {
         throw new IllegalArgumentException("--kv-events-config is not JSON: " + e.getOriginalMessage(), e);
       }
     }
-    if (!enablePrefixCaching) {
+    // vLLM's flag as its launch lines give it (EngineShapedFlags); the cache is modelled in gpu
+    // timing only, so a simple-timing engine accepts the flag and keeps no cache, as its help says.
+    boolean enabled = Boolean.TRUE.equals(engine.prefixCaching);
+    if (!enabled || timing != TimingMode.GPU) {
       if (events != null) {
-        throw new IllegalArgumentException("--kv-events-config needs --enable-prefix-caching");
+        throw new IllegalArgumentException("--kv-events-config needs --enable-prefix-caching and --timing gpu");
       }
       return new PrefixCaching(false, blockSize, enablePromptTokensDetails, null);
     }
-    if (timing != TimingMode.GPU) {
-      throw new IllegalArgumentException("--enable-prefix-caching applies to --timing gpu only");
-    }
     return new PrefixCaching(true, blockSize, enablePromptTokensDetails, events);
+  }
+
+  /** The family: --dialect, or SGLang when an SGLang flag says so; the two may not disagree. */
+  private SimDialect dialect(@Nullable DisaggregationMode mode) {
+    if (mode != null && dialect == SimDialect.VLLM) {
+      throw new IllegalArgumentException("--disaggregation-mode is SGLang's: it cannot run with --dialect vllm");
+    }
+    if (engine.kvTransfer != null && dialect == SimDialect.SGLANG) {
+      throw new IllegalArgumentException("--kv-transfer-config is vLLM's: it cannot run with --dialect sglang");
+    }
+    if (dialect != null) {
+      return dialect;
+    }
+    return mode != null ? SimDialect.SGLANG : DEFAULTS.dialect();
+  }
+
+  /** The bootstrap port: either flag (they may not disagree), else SGLang's default for a prefill engine. */
+  private int bootstrapPort(@Nullable DisaggregationMode mode) {
+    Integer sglang = engine.disaggregationBootstrapPort;
+    if (bootstrapPort != null && sglang != null && !bootstrapPort.equals(sglang)) {
+      throw new IllegalArgumentException("the bootstrap port is given twice, as --bootstrap-port " + bootstrapPort
+          + " and --disaggregation-bootstrap-port " + sglang + ": give it once");
+    }
+    Integer given = bootstrapPort != null ? bootstrapPort : sglang;
+    if (given != null) {
+      return given;
+    }
+    return mode == DisaggregationMode.PREFILL ? SGLANG_BOOTSTRAP_PORT : DEFAULTS.bootstrapPort();
+  }
+
+  @SafeVarargs
+  private static <T> T first(@Nullable T... values) {
+    for (T v : values) {
+      if (v != null) {
+        return v;
+      }
+    }
+    throw new IllegalStateException("no default");
   }
 
   private void simpleTiming(SimOptions.Builder b) {

@@ -64,6 +64,9 @@ import org.jspecify.annotations.Nullable;
  *     accepts can run, alone at worst
  * @param tls the certificate and key to serve TLS with (an {@code https://} engine), or null
  * @param prefixCaching the prefix cache and its KV events (gpu timing mode only; off by default)
+ * @param disaggregationMode SGLang mode: the leg this engine always serves, as SGLang's {@code
+ *     --disaggregation-mode}; null decides per request, from whether the rendezvous names this
+ *     engine's address and bootstrap port
  */
 public record SimOptions(
     String host,
@@ -94,7 +97,8 @@ public record SimOptions(
     StreamFraming streamFraming,
     @Nullable GpuProfile gpu,
     @Nullable SimTls tls,
-    PrefixCaching prefixCaching) {
+    PrefixCaching prefixCaching,
+    @Nullable DisaggregationMode disaggregationMode) {
 
   // Simple-mode defaults as constants, so flag help text (annotation strings) quotes them.
   static final double DEFAULT_PREFILL_BASE_MILLIS = 2;
@@ -182,7 +186,8 @@ public record SimOptions(
         .streamFraming(streamFraming)
         .gpu(gpu)
         .tls(tls)
-        .prefixCaching(prefixCaching);
+        .prefixCaching(prefixCaching)
+        .disaggregationMode(disaggregationMode);
   }
 
   private static void check(boolean condition, String message) {
@@ -227,6 +232,7 @@ public record SimOptions(
     private @Nullable GpuProfile gpu;
     private PrefixCaching prefixCaching = PrefixCaching.OFF;
     private @Nullable SimTls tls;
+    private @Nullable DisaggregationMode disaggregationMode;
 
     /** Marks a field {@link #withoutAttest} removed from the document. */
     private static final Object DROPPED = new Object();
@@ -322,6 +328,8 @@ public record SimOptions(
     public Builder tls(@Nullable SimTls v) { tls = v; return this; }
     /** The prefix cache and its KV events (default {@link PrefixCaching#OFF}; needs gpu timing). */
     public Builder prefixCaching(PrefixCaching v) { prefixCaching = v; return this; }
+    /** SGLang mode: always this leg (null, the default: decided per request). */
+    public Builder disaggregationMode(@Nullable DisaggregationMode v) { disaggregationMode = v; return this; }
     /** Builds the options; throws {@link IllegalArgumentException} on an out-of-range value. */
     public SimOptions build() {
       String id = engineId != null ? engineId : UUID.randomUUID().toString();
@@ -363,7 +371,8 @@ public record SimOptions(
           streamFraming,
           gpu,
           tls,
-          prefixCaching);
+          prefixCaching,
+          disaggregationMode);
     }
   }
 }

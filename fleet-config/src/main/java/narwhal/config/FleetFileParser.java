@@ -126,13 +126,28 @@ public final class FleetFileParser {
       json = Files.readString(file, StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new FleetConfigException(
-          "cannot read fleet file " + file, List.of(JsonPaths.ROOT + ": " + e));
+          "cannot read fleet file " + file, List.of(JsonPaths.ROOT + ": " + unreadable(file, e)));
     }
     try {
       return parse(json, env, knownDialects);
     } catch (FleetConfigException e) {
       throw new FleetConfigException("invalid fleet file " + file, e.errors());
     }
+  }
+
+  /** Why {@code file} could not be read, in words: never a bare exception class. */
+  static String unreadable(Path file, IOException e) {
+    if (e instanceof java.nio.file.NoSuchFileException) {
+      return file.isAbsolute() ? "no such file"
+          : "no such file (a relative path is read from " + Path.of("").toAbsolutePath() + ")";
+    }
+    if (e instanceof java.nio.file.AccessDeniedException) {
+      return "permission denied";
+    }
+    if (java.nio.file.Files.isDirectory(file)) {
+      return "is a directory, not a fleet file";
+    }
+    return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
   }
 
   private static JsonNode readTree(String json) throws FleetConfigException {

@@ -24,7 +24,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Issue 16, "never leak": over real sockets, with simulated engines failing in each way a network
+ * The "never leak" rule: over real sockets, with simulated engines failing in each way a network
  * can (connection refused, a TLS handshake that fails, a reset mid-stream, an unusable KV handoff
  * descriptor), every error a client reads — the HTTP envelope's message, the SSE error event, the
  * gRPC status description and error event — names the engine by its iid and nothing internal: no

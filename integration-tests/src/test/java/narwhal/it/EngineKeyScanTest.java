@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 
 /**
- * Issue 16, "never leak": with an engine API key (and a TLS client key) configured, everything the router writes or
+ * The "never leak" rule: with an engine API key (and a TLS client key) configured, everything the router writes or
  * serves — every log event at every level (Netty's DEBUG and TRACE paths included, with their
  * exceptions), the journal file, {@code /metrics}, {@code /narwhal/state}, preflight's lines and
  * the clients' answers — is scanned for the key, after requests that succeed, fail after output,

@@ -12,7 +12,7 @@ import narwhal.core.fleet.EngineState;
 import org.junit.jupiter.api.Test;
 
 /**
- * The hardening issue's two scenarios over real sockets against simulated engines: requests that
+ * The two hardening scenarios over real sockets against simulated engines: requests that
  * every engine refuses must not take a role out, and with one producer a dead decode engine must
  * not fail a request the other decode engine can serve.
  */

@@ -64,7 +64,8 @@ class ServeProcessesTest {
   @Test
   void serve_streamsCompletionAndAssemblesChat_acrossEngineProcesses_andJournalsBoth(@TempDir Path dir)
       throws Exception {
-    Path journal = dir.resolve("journal.jsonl");
+    // In a directory that does not exist yet, as the README's first --journal runs/journal.jsonl: serve makes it.
+    Path journal = dir.resolve("runs/journal.jsonl");
     // Default preflight (enforce): serve probes both engines and the p0 -> d0 transfer first.
     try (ChildProcess serve = serve(fleetFile(dir, prefillUrl, decodeUrl), journal)) {
       RouterClient client = new RouterClient(serve.awaitLine(SERVE_URL, STARTUP));

@@ -46,10 +46,12 @@ class StartupFailuresTest {
   @Test
   void unwritableJournalOrBadPort_failBeforePreflightProbesAnyEngine(@TempDir Path dir) throws Exception {
     Path fleet = fleet(dir);
+    Path notADirectory = Files.writeString(dir.resolve("a-file"), "");
     try (ChildProcess serve = ChildProcess.narwhal("serve", "serve", "--fleet", fleet.toString(), "--port", "0",
-        "--grpc-port", "0", "--journal", dir.resolve("missing/dir/journal.jsonl").toString())) {
+        "--grpc-port", "0", "--journal", notADirectory.resolve("dir/journal.jsonl").toString())) {
       assertThat(exitStatus(serve)).as(serve.output()).isEqualTo(2);
-      assertThat(serve.output()).contains("--journal").contains("does not exist")
+      assertThat(serve.output()).contains("--journal").contains("cannot create its directory")
+          .contains(notADirectory + " is a file, not a directory")
           .as("preflight never ran: it would have reported the unreachable engines").doesNotContain("p0");
     }
     try (ChildProcess serve = ChildProcess.narwhal("serve", "serve", "--fleet", fleet.toString(), "--port", "70000",

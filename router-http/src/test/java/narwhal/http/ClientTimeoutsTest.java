@@ -41,7 +41,7 @@ class ClientTimeoutsTest extends FrontEndTestSupport {
   }
 
   /**
-   * A byte every 100 ms defeats a timer restarted per read; a byte every 1.5 s is the issue's
+   * A byte every 100 ms defeats a timer restarted per read; a byte every 1.5 s is the
    * slow-loris rate. Either way the head is cut at the total bound.
    */
   @ParameterizedTest

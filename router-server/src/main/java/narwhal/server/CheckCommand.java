@@ -3,7 +3,6 @@ package narwhal.server;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import narwhal.config.FleetConfig;
-import narwhal.config.FleetConfigException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
@@ -14,7 +13,9 @@ import picocli.CommandLine.ParentCommand;
  */
 @Command(name = "check",
     description = {"Preflight without serving: reaches every engine, checks model and engine_contract, probes every "
-        + "KV transfer. Exit status 0 when all pass, 1 when any fails, 2 for a usage or fleet-file error."})
+        + "KV transfer, and checks each engine's latency profile when the router prices work with them "
+        + "(serving.admission predictive, the default: run narwhal profile first). Prints its report on stderr. "
+        + "Exit status 0 when all pass, 1 when any fails, 2 for a usage or fleet-file error."})
 final class CheckCommand implements Callable<Integer> {
 
   static final int FAILED = 1;
@@ -30,13 +31,8 @@ final class CheckCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    FleetConfig config;
-    try {
-      config = FleetFiles.read(fleet);
-    } catch (FleetConfigException e) {
-      narwhal.err.println("narwhal check: " + fleet + " is not a valid fleet file:");
-      e.errors().forEach(line -> narwhal.err.println("  " + line));
-      narwhal.err.flush();
+    FleetConfig config = FleetFiles.readOrReport("narwhal check", fleet, narwhal.err, c -> c);
+    if (config == null) {
       return CONFIG_ERROR;
     }
     PreflightReport report = Preflight.run(config);

@@ -1,5 +1,6 @@
 package narwhal.server;
 
+import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,6 +9,7 @@ import narwhal.config.FleetConfig;
 import narwhal.config.FleetConfigException;
 import narwhal.config.FleetFileParser;
 import narwhal.spi.EngineDialects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads fleet files the way every command of the server must: {@code engine.dialect} and each
@@ -34,6 +36,35 @@ public final class FleetFiles {
     }
     return config;
   }
+
+  /**
+   * The fleet file for {@code command}, or null after printing why it cannot be used: one line
+   * when the file cannot be read at all (a wrong path is the commonest first mistake), else every
+   * problem with its JSON path.
+   */
+  static @Nullable FleetConfig readOrReport(String command, Path file, PrintStream err, Adjust adjust) {
+    try {
+      return adjust.apply(read(file));
+    } catch (FleetConfigException e) {
+      if (e.getMessage().startsWith(UNREADABLE) && e.errors().size() == 1) {
+        err.println(command + ": " + UNREADABLE + " " + file + ": " + e.errors().get(0).replaceFirst("^\\$: ", ""));
+      } else {
+        err.println(command + ": " + file + " is not a valid fleet file:");
+        e.errors().forEach(line -> err.println("  " + line));
+      }
+      err.flush();
+      return null;
+    }
+  }
+
+  /** A step after reading that may find more problems (serve's TLS flags). */
+  @FunctionalInterface
+  interface Adjust {
+    FleetConfig apply(FleetConfig config) throws FleetConfigException;
+  }
+
+  /** The parser's summary when the file itself could not be read. */
+  private static final String UNREADABLE = "cannot read fleet file";
 
   /**
    * What the engines' dialects say is wrong with how each engine is configured, one line per

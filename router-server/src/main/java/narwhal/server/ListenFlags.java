@@ -38,7 +38,8 @@ final class ListenFlags {
 
   /**
    * Checks these flags before anything slow runs (preflight probes every engine): ports out of
-   * range, a journal that cannot be written where it is asked.
+   * range, a journal that cannot be written where it is asked (its directory is created when
+   * missing).
    *
    * @throws IllegalArgumentException naming every problem (the command prints it and exits 2)
    */
@@ -62,8 +63,8 @@ final class ListenFlags {
       Path dir = absolute.getParent();
       if (Files.isDirectory(absolute)) {
         problems.add("--journal " + journal + " is a directory; name a file");
-      } else if (dir == null || !Files.isDirectory(dir)) {
-        problems.add("--journal " + journal + ": its directory " + dir + " does not exist");
+      } else if (dir == null || !directoryFor(dir, problems)) {
+        // directoryFor said why
       } else if (!Files.isWritable(dir) && !Files.isWritable(absolute)) {
         problems.add("--journal " + journal + ": cannot write in " + dir);
       } else if (Files.exists(absolute) && !Files.isWritable(absolute)) {
@@ -71,5 +72,34 @@ final class ListenFlags {
       }
     }
     return problems;
+  }
+
+  /**
+   * Whether the journal's directory exists, creating it (and its parents) when it does not, as
+   * {@code narwhal profile} does for the profiles file: a first run's {@code --journal
+   * runs/journal.jsonl} should not need a {@code mkdir} first. Adds the reason to {@code problems}
+   * when it cannot.
+   */
+  private boolean directoryFor(Path dir, List<String> problems) {
+    if (Files.isDirectory(dir)) {
+      return true;
+    }
+    Path existing = dir;
+    while (existing != null && !Files.exists(existing)) {
+      existing = existing.getParent();
+    }
+    if (existing != null && !Files.isDirectory(existing)) {
+      problems.add("--journal " + journal + ": cannot create its directory " + dir + ": " + existing
+          + " is a file, not a directory");
+      return false;
+    }
+    try {
+      Files.createDirectories(dir);
+      return true;
+    } catch (java.io.IOException e) {
+      problems.add("--journal " + journal + ": cannot create its directory " + dir + " ("
+          + (e instanceof java.nio.file.AccessDeniedException ? "permission denied" : e.getMessage()) + ")");
+      return false;
+    }
   }
 }

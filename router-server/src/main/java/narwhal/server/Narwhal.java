@@ -24,6 +24,10 @@ import picocli.CommandLine.UnmatchedArgumentException;
 @Command(name = "narwhal", mixinStandardHelpOptions = true, scope = ScopeType.INHERIT,
     versionProvider = NarwhalVersion.class, sortOptions = false, usageHelpWidth = 110,
     description = "A router for disaggregated (prefill/decode) LLM inference.",
+    footer = {"", "With real engines, in this order: narwhal check --fleet FILE (every engine and KV transfer), "
+        + "narwhal profile --fleet FILE (each engine's latency profile, which serve's preflight asks for under the "
+        + "default predictive admission), narwhal serve --fleet FILE. Starting vLLM and SGLang for Narwhal: "
+        + "docs/vllm.md."},
     subcommands = {ServeCommand.class, CheckCommand.class, ProfileCommand.class, SimCommand.class, DemoCommand.class,
         BenchCommand.class, KeyCommand.class, HelpCommand.class})
 public final class Narwhal implements Runnable {

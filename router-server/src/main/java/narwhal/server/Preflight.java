@@ -136,6 +136,10 @@ public final class Preflight {
     if (ProfileGate.use(config) == null) {
       return ProfileGate.judge(config, null, List.of(), Map.of());
     }
+    Map<String, String> unmeasurable = unmeasurable(config, EngineDialects.discover());
+    if (unmeasurable.size() == config.engines().size()) {
+      return ProfileGate.judge(config, null, List.of(), Map.of(), unmeasurable);
+    }
     ProfilesDocument doc = null;
     List<String> problems = List.of();
     try {
@@ -158,7 +162,24 @@ public final class Preflight {
         }
       });
     }
-    return ProfileGate.judge(config, doc, problems, current);
+    return ProfileGate.judge(config, doc, problems, current, unmeasurable);
+  }
+
+  /**
+   * The engines {@code narwhal profile} cannot measure, each with why: those whose dialect hands
+   * KV over concurrently (SGLang), whose prefill leg answers only once a decode engine has joined
+   * its rendezvous, so its prefill time cannot be told from the pair's.
+   */
+  static Map<String, String> unmeasurable(FleetConfig config, EngineDialects dialects) {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (EngineSpec e : config.engines()) {
+      if (dialects.names().contains(e.dialect())
+          && dialects.get(e.dialect()).handoffStyle() == narwhal.spi.HandoffStyle.CONCURRENT) {
+        out.put(e.iid(), e.dialect() + " hands KV over concurrently, which narwhal profile cannot time one engine "
+            + "at a time");
+      }
+    }
+    return out;
   }
 
   /**

@@ -78,6 +78,11 @@ public record PreflightReport(List<CheckResult> engines, List<Pair> transfers, P
     if (profiles.skippedBecause() != null) {
       out.add(line("skip", "profiles", 1, profiles.skippedBecause()));
     }
+    if (profiles.skippedBecause() == null) {
+      for (CheckResult r : profiles.exempt()) {
+        out.add(line("skip", r.subject(), engineWidth, r.detail()));
+      }
+    }
     for (CheckResult r : profiles.engines()) {
       out.add(line(r.passed() ? "ok" : "FAIL", r.subject(), engineWidth, r.detail()));
     }

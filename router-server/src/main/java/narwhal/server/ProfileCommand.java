@@ -12,7 +12,6 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import narwhal.config.EngineSpec;
 import narwhal.config.FleetConfig;
-import narwhal.config.FleetConfigException;
 import narwhal.core.profile.ProfileRow;
 import narwhal.core.profile.ProfilesDocument;
 import narwhal.core.profile.ProfilesFile;
@@ -77,13 +76,8 @@ final class ProfileCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     validate();
-    FleetConfig config;
-    try {
-      config = FleetFiles.read(fleet);
-    } catch (FleetConfigException e) {
-      narwhal.err.println("narwhal profile: " + fleet + " is not a valid fleet file:");
-      e.errors().forEach(line -> narwhal.err.println("  " + line));
-      narwhal.err.flush();
+    FleetConfig config = FleetFiles.readOrReport("narwhal profile", fleet, narwhal.err, c -> c);
+    if (config == null) {
       return CheckCommand.CONFIG_ERROR;
     }
     List<EngineSpec> engines = selected(config);
@@ -95,7 +89,8 @@ final class ProfileCommand implements Callable<Integer> {
         .forEach(narwhal.out::println);
     narwhal.out.flush();
     List<ProfileRow> measured = results.stream().map(r -> r.measurement().row()).filter(r -> r != null).toList();
-    List<String> failed = results.stream().filter(r -> !r.measurement().passed()).map(r -> r.engine().iid()).toList();
+    List<String> failed = results.stream().filter(ProfileRun.Result::failed).map(r -> r.engine().iid()).toList();
+    List<String> skipped = results.stream().filter(r -> r.skipped() != null).map(r -> r.engine().iid()).toList();
     if (!measured.isEmpty()) {
       try {
         write(target, config, measured);
@@ -104,9 +99,19 @@ final class ProfileCommand implements Callable<Integer> {
         return FAILED;
       }
     }
+    List<String> small = results.stream().filter(r -> r.smallBatchWarning() != null).map(r -> r.engine().iid())
+        .toList();
+    if (!small.isEmpty()) {
+      // Loud on purpose: the row is written and serves, and only the controller's later moves show it is off.
+      narwhal.err.println("narwhal profile: WARNING: " + (small.size() == 1 ? "the profile of " : "the profiles of ")
+          + String.join(", ", small) + " measured only small batches, which the role controller reads as an "
+          + "engine's capacity; see WARNING above for what to change");
+    }
     if (failed.isEmpty()) {
-      narwhal.err.println("narwhal profile: wrote " + measured.size() + (measured.size() == 1 ? " row" : " rows")
-          + " to " + target);
+      narwhal.err.println("narwhal profile: " + (measured.isEmpty() ? "nothing to write"
+          : "wrote " + measured.size() + (measured.size() == 1 ? " row" : " rows") + " to " + target)
+          + (skipped.isEmpty() ? "" : "; " + String.join(", ", skipped) + " cannot be profiled (see skip above) "
+              + "and need no row"));
       return 0;
     }
     narwhal.err.println("narwhal profile: " + String.join(", ", failed) + (failed.size() == 1 ? " was" : " were")

@@ -20,6 +20,7 @@ import narwhal.core.checks.EngineFacts;
 import narwhal.core.legs.AuthorizingTransport;
 import narwhal.core.legs.EngineClient;
 import narwhal.core.legs.LegLimits;
+import narwhal.core.profile.ProfileFits;
 import narwhal.core.profile.measure.EngineMeasurement;
 import narwhal.core.profile.measure.EngineProfiler;
 import narwhal.core.profile.measure.ProfilingPlan;
@@ -30,6 +31,7 @@ import narwhal.spi.EngineTransport;
 import narwhal.spi.ExchangeOptions;
 import narwhal.spi.HandoffStyle;
 import narwhal.time.Scheduler;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Measures engines for {@code narwhal profile}, one after another (an engine is timed alone, on
@@ -47,8 +49,42 @@ final class ProfileRun {
    */
   record Options(Duration budget, long maxPromptTokens, int maxSequences, int decodeTokens, int repeats) {}
 
-  /** What the engine reported besides its measurement, for the table. */
-  record Result(EngineSpec engine, EngineMeasurement measurement, String plan) {}
+  /**
+   * What the engine reported besides its measurement, for the table.
+   *
+   * @param skipped why the engine was not measured at all (it cannot be), or null when it was
+   * @param plannedMaxSeqs the largest batch the plan asked for ({@code --max-seqs})
+   * @param budgetSeconds the engine's share of {@code --budget-s}
+   */
+  record Result(EngineSpec engine, EngineMeasurement measurement, String plan, @Nullable String skipped,
+      int plannedMaxSeqs, long budgetSeconds) {
+
+    Result(EngineSpec engine, EngineMeasurement measurement, String plan) {
+      this(engine, measurement, plan, null, 0, 0);
+    }
+
+    /**
+     * Why this engine's written row would mislead, or null: the role controller reads the largest
+     * batch measured as the engine's sequence capacity, so a profile the budget cut short at small
+     * batches makes the engine look full long before it is.
+     */
+    @Nullable String smallBatchWarning() {
+      ProfileFits.Decode d = measurement.decode();
+      if (!measurement.passed() || d == null || d.model().maxSequences() >= plannedMaxSeqs) {
+        return null;
+      }
+      int got = d.model().maxSequences();
+      return "decode was measured with batches of at most " + got + " streams, not the " + plannedMaxSeqs + " asked "
+          + "for (--max-seqs): the role controller reads " + got + " as this engine's sequence capacity and will "
+          + "judge its decode pool full at " + got + " streams. Raise --budget-s (this engine had " + budgetSeconds
+          + " s), lower --decode-tokens, or set --max-seqs to the batch the engine really runs, and profile it again";
+    }
+
+    /** Measured and missed, as opposed to passed or not measurable at all. */
+    boolean failed() {
+      return skipped == null && !measurement.passed();
+    }
+  }
 
   /** Used when an engine reports no context length ({@code max_model_len}). */
   static final long DEFAULT_CONTEXT = 8192;
@@ -70,8 +106,12 @@ final class ProfileRun {
       List<Result> results = new ArrayList<>();
       for (EngineSpec engine : engines) {
         if (client.handoffStyle(engine) == HandoffStyle.CONCURRENT) {
-          results.add(new Result(engine, failed(engine, "its dialect (" + engine.dialect() + ") hands KV over "
-              + "concurrently: a prefill leg alone never completes, so it cannot be profiled this way"), "-"));
+          // Not a failure: nothing about the engine is wrong, and preflight's gate does not ask for its row.
+          results.add(new Result(engine, failed(engine, "not measured"), "-", engine.dialect() + " hands KV over "
+              + "concurrently: its prefill leg answers only once a decode engine has joined, so its prefill time "
+              + "cannot be told from the pair's; preflight does not ask for its row, and serve admits and places "
+              + "its requests unpriced", 0, 0));
+          progress.println("narwhal profile: " + engine.iid() + " skipped (" + engine.dialect() + ": see below)");
           continue;
         }
         OptionalLong context = await(facts.maxModelLen(engine, loop), Duration.ofSeconds(30), OptionalLong.empty());
@@ -87,7 +127,8 @@ final class ProfileRun {
             failed(engine, "the measurement did not finish within " + wait.toSeconds() + " s"));
         progress.println("narwhal profile: " + engine.iid() + (m.passed() ? " measured" : " FAILED") + " in "
             + String.format(java.util.Locale.ROOT, "%.1f s", m.elapsedNanos() / 1e9));
-        results.add(new Result(engine, m, plan.describe()));
+        results.add(new Result(engine, m, plan.describe(), null, options.maxSequences(),
+            Math.round(perEngine / 1e9)));
       }
       return results;
     } finally {

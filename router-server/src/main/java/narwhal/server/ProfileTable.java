@@ -40,7 +40,7 @@ final class ProfileTable {
           d == null ? "-" : Integer.toString(d.model().maxSequences()),
           d == null ? "-" : percent(d.quality().mape()) + (d.quality().mape() > maxFit ? "!" : ""),
           d == null ? "-" : percent(d.quality().cvMape()) + (d.quality().cvMape() > maxCv ? "!" : ""),
-          m.passed() ? "ok" : "FAIL"});
+          r.skipped() != null ? "skip" : m.passed() ? "ok" : "FAIL"});
     }
     int[] widths = new int[rows.get(0).length];
     for (String[] row : rows) {
@@ -59,11 +59,21 @@ final class ProfileTable {
     out.add("limits: fit_mape <= " + percent(maxFit) + " (profiles.max_decode_fit_mape), cv_mape <= " + percent(maxCv)
         + " (profiles.max_decode_cv_mape); ! marks a miss");
     for (ProfileRun.Result r : results) {
+      if (r.skipped() != null) {
+        out.add(r.engine().iid() + " skip: " + r.skipped());
+        continue;
+      }
       for (String problem : r.measurement().problems()) {
         out.add(r.engine().iid() + " FAIL: " + problem);
       }
       for (String note : r.measurement().notes()) {
         out.add(r.engine().iid() + " note: " + note);
+      }
+    }
+    for (ProfileRun.Result r : results) {
+      String warning = r.smallBatchWarning();
+      if (warning != null) {
+        out.add(r.engine().iid() + " WARNING: " + warning);
       }
     }
     return out;

@@ -3,7 +3,6 @@ package narwhal.server;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import narwhal.config.FleetConfig;
-import narwhal.config.FleetConfigException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -12,7 +11,11 @@ import picocli.CommandLine.ParentCommand;
 /** {@code narwhal serve}: the router over a fleet file. */
 @Command(name = "serve", sortOptions = false,
     description = {"Routes OpenAI-compatible requests across the fleet FILE describes, and serves narwhal.v1.Router "
-        + "over gRPC. Runs preflight first (narwhal check) and refuses to serve a fleet that fails it (exit 1)."})
+        + "over gRPC. Runs preflight first (narwhal check) and refuses to serve a fleet that fails it (exit 1). "
+        + "Preflight includes the profile gate: with serving.admission predictive (the default), or a role "
+        + "controller that may move engines, every engine needs a fresh row in profiles.path, so run narwhal "
+        + "profile --fleet FILE once before the first serve (SGLang engines are exempt; --preflight=warn serves "
+        + "anyway, unpriced)."})
 final class ServeCommand implements Callable<Integer> {
 
   @ParentCommand
@@ -40,13 +43,8 @@ final class ServeCommand implements Callable<Integer> {
     // Before preflight, which may spend a while probing engines, so a typo fails at once.
     listen.validate();
     Integer grpcPort = listen.grpcPort();
-    FleetConfig config;
-    try {
-      config = tls.applyTo(FleetFiles.read(fleet));
-    } catch (FleetConfigException e) {
-      narwhal.err.println("narwhal serve: " + fleet + " is not a valid fleet file:");
-      e.errors().forEach(line -> narwhal.err.println("  " + line));
-      narwhal.err.flush();
+    FleetConfig config = FleetFiles.readOrReport("narwhal serve", fleet, narwhal.err, tls::applyTo);
+    if (config == null) {
       return CheckCommand.CONFIG_ERROR;
     }
     java.util.Set<String> failedPreflight = new java.util.LinkedHashSet<>();

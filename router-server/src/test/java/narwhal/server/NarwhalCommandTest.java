@@ -127,6 +127,34 @@ class NarwhalCommandTest {
   }
 
   @Test
+  void missingFleetFile_isOneLineSayingSo_forEveryCommandThatReadsOne(@TempDir Path dir) {
+    Path missing = dir.resolve("fleets.json");
+    for (String command : new String[] {"serve", "check", "profile"}) {
+      err.reset();
+      assertThat(run(command, "--fleet", missing.toString())).as(command).isEqualTo(2);
+      assertThat(err()).as(command).isEqualTo("narwhal " + command + ": cannot read fleet file " + missing
+          + ": no such file" + System.lineSeparator());
+    }
+    err.reset();
+    assertThat(run("check", "--fleet", dir.toString())).isEqualTo(2);
+    assertThat(err()).contains("cannot read fleet file " + dir + ": is a directory, not a fleet file")
+        .doesNotContain("Exception");
+  }
+
+  @Test
+  void helpOfServeCheckAndNarwhal_namesTheProfileGateBeforeAUserMeetsIt() {
+    assertThat(run("serve", "--help")).isZero();
+    assertThat(out()).contains("profile gate").contains("narwhal").contains("profile --fleet FILE");
+    out.reset();
+    assertThat(run("check", "--help")).isZero();
+    assertThat(out()).contains("run narwhal profile first").contains("stderr");
+    out.reset();
+    assertThat(run("--help")).isZero();
+    assertThat(out()).contains("narwhal check --fleet FILE").contains("narwhal profile --fleet FILE")
+        .contains("docs/vllm.md");
+  }
+
+  @Test
   void sim_badFlag_isRejected() {
     assertThat(run("sim", "--itl-ms", "fast")).isEqualTo(2);
     assertThat(err()).contains("narwhal sim: Invalid value for option '--itl-ms': 'fast' is not a double");

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.regex.Pattern;
 
 /**
- * The rule every client-facing error text is held to (issue 16, "never leak"): it names the engine
+ * The rule every client-facing error text is held to (the "never leak" rule): it names the engine
  * by its iid and nothing internal — no loopback address, no {@code :port}, no URL, no exception or
  * Java class name. One rule for the adapter conformance kit and the socket tests alike.
  */

@@ -22,7 +22,7 @@ import org.jfree.data.xy.XYSeriesCollection;
 
 /**
  * The adaptive benchmark's report: per trace, attainment at every offered rate for every
- * configuration, each configuration's goodput, the ratios the issue's targets are about, an
+ * configuration, each configuration's goodput, the ratios the targets are about, an
  * attainment chart, and for the adaptive runs a chart of the prefill pool's size over time against
  * the trace's prompt-token arrival rate. Rewritten after each trace, so a long run shows progress.
  */

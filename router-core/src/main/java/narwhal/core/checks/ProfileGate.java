@@ -28,11 +28,19 @@ public final class ProfileGate {
 
   public static final String PROFILE = "profile";
 
-  /** The gate's verdict: skipped (with the reason), or one result per engine in fleet order. */
-  public record Report(@Nullable String skippedBecause, List<CheckResult> engines) {
+  /**
+   * The gate's verdict: skipped (with the reason), or one result per judged engine in fleet order,
+   * and the engines exempt from it (each with why: a profile of it cannot be measured).
+   */
+  public record Report(@Nullable String skippedBecause, List<CheckResult> engines, List<CheckResult> exempt) {
 
     public Report {
       engines = List.copyOf(engines);
+      exempt = List.copyOf(exempt);
+    }
+
+    public Report(@Nullable String skippedBecause, List<CheckResult> engines) {
+      this(skippedBecause, engines, List.of());
     }
 
     public static Report skipped(String because) {
@@ -75,23 +83,45 @@ public final class ProfileGate {
    */
   public static Report judge(FleetConfig config, @Nullable ProfilesDocument doc, List<String> fileProblems,
       Map<String, EngineGeneration> generations) {
+    return judge(config, doc, fileProblems, generations, Map.of());
+  }
+
+  /**
+   * As above, with engines whose profile cannot be measured ({@code narwhal profile} cannot time
+   * an SGLang engine's legs apart: its prefill answers only once a decode engine has joined) left
+   * out of the gate: asking for a row nobody can make would be advice nobody can follow. Such an
+   * engine is admitted and placed unpriced, as any engine without a profile is.
+   *
+   * @param unmeasurable iid to why its profile cannot be measured
+   */
+  public static Report judge(FleetConfig config, @Nullable ProfilesDocument doc, List<String> fileProblems,
+      Map<String, EngineGeneration> generations, Map<String, String> unmeasurable) {
     String use = use(config);
     if (use == null) {
       return Report.skipped("serving.admission is open and the role controller moves no engine (advisory, every "
           + "engine pinned, or no engine beyond the controller's floors)");
     }
     Path path = Path.of(config.profiles().path());
-    List<String> ids = config.engines().stream().map(EngineSpec::iid).toList();
+    List<CheckResult> exempt = new ArrayList<>();
+    unmeasurable.forEach((iid, why) -> exempt.add(new CheckResult(PROFILE, iid, Outcome.INCONCLUSIVE,
+        "profile: not asked for: " + why + "; its requests are admitted and placed unpriced", null, null, 0)));
+    List<String> ids = config.engines().stream().map(EngineSpec::iid).filter(iid -> !unmeasurable.containsKey(iid))
+        .toList();
+    if (ids.isEmpty()) {
+      return new Report("no engine of this fleet can be profiled (" + String.join("; ",
+          new java.util.LinkedHashSet<>(unmeasurable.values())) + "): admission and placement run unpriced",
+          List.of(), exempt);
+    }
     List<CheckResult> out = new ArrayList<>();
     if (!fileProblems.isEmpty()) {
       String detail = "profiles file " + path + " is invalid (" + String.join("; ", fileProblems) + ")";
       ids.forEach(iid -> out.add(failed(iid, detail)));
-      return new Report(null, out);
+      return new Report(null, out, exempt);
     }
     if (doc == null) {
       ids.forEach(iid -> out.add(failed(iid, "no profiles file at " + path + " (" + use + "): run narwhal profile "
           + "--fleet FILE to measure the engines")));
-      return new Report(null, out);
+      return new Report(null, out, exempt);
     }
     Map<String, ProfileStatus> statuses = ProfileAssignment.assign(ids, doc.byIid(), generations);
     double maxFit = config.profiles().maxDecodeFitMape();
@@ -122,7 +152,7 @@ public final class ProfileGate {
       out.add(new CheckResult(PROFILE, iid, Outcome.PASSED, "profile: own row (" + bound + "), decode fit "
           + percent(row.decodeFitMape()) + ", CV " + percent(row.decodeCvMape()), null, null, 0));
     }
-    return new Report(null, out);
+    return new Report(null, out, exempt);
   }
 
   private static String stalePart(@Nullable String reason) {

@@ -69,6 +69,7 @@ final class ControllerJournal {
     r.put("advisory", d.outcome() == Outcome.ADVISORY);
     r.put("blocked_by", d.blockedBy() == null ? null : d.blockedBy().wireName());
     r.put("reversal", d.reversal());
+    r.put("candidate", d.outcome() == Outcome.BLOCKED ? d.candidate() : null);
     Map<String, Object> l = new LinkedHashMap<>();
     l.put("prefill", finite(d.loads().prefill().load()));
     l.put("decode", finite(d.loads().decode().load()));
@@ -81,13 +82,15 @@ final class ControllerJournal {
   }
 
   private static void log(Decision d) {
-    String what = d.iid() + " " + d.from().configName() + " -> " + d.to().configName() + " (" + d.rule().wireName()
-        + scores(d) + ")";
+    String engine = d.outcome() == Outcome.BLOCKED ? d.candidate() : d.iid();
+    String what = (engine == null ? "" : engine + " ") + d.from().configName() + " -> " + d.to().configName() + " ("
+        + d.rule().wireName() + scores(d) + ")";
     switch (d.outcome()) {
       case MOVED -> log.info("role controller moved {}", what);
       case ADVISORY -> log.info("role controller (advisory) would move {}", what);
-      default -> log.info("role controller: move {} blocked by {}", what,
-          d.blockedBy() == null ? "?" : d.blockedBy().wireName());
+      default -> log.info("role controller: move {} blocked by {}{}", what,
+          d.blockedBy() == null ? "?" : d.blockedBy().wireName(),
+          engine == null ? " (no " + d.from().configName() + " engine in placement could move)" : "");
     }
   }
 

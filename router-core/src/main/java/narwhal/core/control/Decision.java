@@ -18,6 +18,8 @@ import org.jspecify.annotations.Nullable;
  * @param blockedBy the guard that blocked it, or null
  * @param reversal whether an applied move undid the engine's previous move within the reversal
  *     window
+ * @param candidate for a blocked move, the engine it would have taken (the source pool's cheapest
+ *     flip, or the engine whose own guard blocked it); null when the pool had none
  */
 record Decision(
     Outcome outcome,
@@ -29,7 +31,13 @@ record Decision(
     @Nullable SplitScore before,
     @Nullable SplitScore after,
     @Nullable Blocker blockedBy,
-    boolean reversal) {
+    boolean reversal,
+    @Nullable String candidate) {
+
+  Decision(Outcome outcome, @Nullable String iid, EngineRole from, EngineRole to, MoveRule rule, PoolLoads loads,
+      @Nullable SplitScore before, @Nullable SplitScore after, @Nullable Blocker blockedBy, boolean reversal) {
+    this(outcome, iid, from, to, rule, loads, before, after, blockedBy, reversal, iid);
+  }
 
   /** What identifies a repeat of this decision: blocked and advisory rows are written once per run. */
   String repeatKey() {

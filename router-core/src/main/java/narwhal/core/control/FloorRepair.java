@@ -73,19 +73,24 @@ final class FloorRepair {
       int donorSize) {
     EngineRole donorRole = shortRole == EngineRole.PREFILL ? EngineRole.DECODE : EngineRole.PREFILL;
     List<EngineState> donors = new ArrayList<>();
-    boolean anyHeld = false;
+    String held = null;
+    String pinned = null;
     for (EngineState e : engines) {
-      if (e.role() == donorRole && !e.spec().pin()) {
-        if (e.inPlacement()) {
-          donors.add(e);
-        } else {
-          anyHeld = true;
-        }
+      if (e.role() != donorRole) {
+        continue;
+      }
+      if (e.spec().pin()) {
+        pinned = pinned == null ? e.iid() : pinned;
+      } else if (e.inPlacement()) {
+        donors.add(e);
+      } else {
+        held = held == null ? e.iid() : held;
       }
     }
     donors.sort(FlipCost.leaving(donorRole));
     if (donors.isEmpty()) {
-      return new RepairStep(null, shortRole, MoveRule.FLOOR_REPAIR, anyHeld ? Blocker.HOLD : Blocker.PIN);
+      return new RepairStep(null, shortRole, MoveRule.FLOOR_REPAIR, held != null ? Blocker.HOLD : Blocker.PIN,
+          held != null ? held : pinned);
     }
     boolean donorPoolKeepsFloor = donorSize - 1 >= Math.max(1, settings.floor(donorRole == EngineRole.PREFILL));
     if (donorPoolKeepsFloor) {
@@ -94,7 +99,7 @@ final class FloorRepair {
     if (shortSize == 0) {
       return new RepairStep(donors.get(0), EngineRole.BOTH, MoveRule.EMPTY_ROLE_FALLBACK, null);
     }
-    return new RepairStep(null, shortRole, MoveRule.FLOOR_REPAIR, Blocker.FLOOR);
+    return new RepairStep(null, shortRole, MoveRule.FLOOR_REPAIR, Blocker.FLOOR, donors.get(0).iid());
   }
 
   private @Nullable RepairStep restore(Collection<EngineState> engines) {

@@ -30,8 +30,12 @@ import org.jspecify.annotations.Nullable;
  */
 final class MoveGuards {
 
-  /** The engine to move, or what blocked the move. Exactly one is non-null. */
-  record Verdict(@Nullable EngineState engine, @Nullable Blocker blocker) {}
+  /**
+   * The engine to move, or what blocked the move (exactly one of the two is non-null), and the
+   * engine the move would have taken: the cheapest flip of the source pool, which a blocked
+   * decision names so an operator knows which engine is held where it is.
+   */
+  record Verdict(@Nullable EngineState engine, @Nullable Blocker blocker, @Nullable EngineState candidate) {}
 
   private final ControllerSettings settings;
   private final MoveLedger ledger;
@@ -46,22 +50,6 @@ final class MoveGuards {
     Direction d = proposal.direction();
     boolean fromPrefill = d == Direction.PREFILL_TO_DECODE;
     ThresholdsConfig t = settings.thresholds();
-    if (!loads.covered()) {
-      return blocked(Blocker.PROFILE_COVERAGE);
-    }
-    int sourceSize = fromPrefill ? loads.prefill().size() : loads.decode().size();
-    if (sourceSize - 1 < Math.max(1, settings.floor(fromPrefill))) {
-      return blocked(Blocker.FLOOR);
-    }
-    if (fromPrefill && ledger.sinceLastPrefillToDecode(now) < settings.cooldownNanos() && !panic(loads, t)) {
-      return blocked(Blocker.COOLDOWN);
-    }
-    if (!fromPrefill) {
-      Blocker b = evidence.decodeToPrefill(settings.reactive().demandRiseTolerance());
-      if (b != null) {
-        return blocked(b);
-      }
-    }
     List<EngineState> candidates = new ArrayList<>();
     for (EngineState e : engines) {
       if (e.inPlacement() && e.role() == d.from()) {
@@ -69,18 +57,40 @@ final class MoveGuards {
       }
     }
     candidates.sort(FlipCost.leaving(d.from()));
+    // The fleet's guards stop the move before any engine is judged: the cheapest flip is the one
+    // the move would have taken, unless it is pinned (then the first one that is not).
+    EngineState cheapest = candidates.stream().filter(e -> !e.spec().pin()).findFirst()
+        .orElse(candidates.isEmpty() ? null : candidates.get(0));
+    if (!loads.covered()) {
+      return blocked(Blocker.PROFILE_COVERAGE, cheapest);
+    }
+    int sourceSize = fromPrefill ? loads.prefill().size() : loads.decode().size();
+    if (sourceSize - 1 < Math.max(1, settings.floor(fromPrefill))) {
+      return blocked(Blocker.FLOOR, cheapest);
+    }
+    if (fromPrefill && ledger.sinceLastPrefillToDecode(now) < settings.cooldownNanos() && !panic(loads, t)) {
+      return blocked(Blocker.COOLDOWN, cheapest);
+    }
+    if (!fromPrefill) {
+      Blocker b = evidence.decodeToPrefill(settings.reactive().demandRiseTolerance());
+      if (b != null) {
+        return blocked(b, cheapest);
+      }
+    }
     Blocker first = null;
+    EngineState firstBlocked = null;
     for (EngineState e : candidates) {
       Blocker b = engineBlock(e, d, loads, t, now);
       if (b == null) {
-        return new Verdict(e, null);
+        return new Verdict(e, null, e);
       }
       if (first == null || first == Blocker.PIN) {
         first = b;
+        firstBlocked = e;
       }
     }
     // No candidate at all: the pool's engines all have role both, which never moves.
-    return blocked(first == null ? Blocker.PIN : first);
+    return blocked(first == null ? Blocker.PIN : first, firstBlocked);
   }
 
   private @Nullable Blocker engineBlock(EngineState e, Direction d, PoolLoads loads, ThresholdsConfig t, long now) {
@@ -109,7 +119,7 @@ final class MoveGuards {
     return t.panicRatio() > 0 && loads.decode().load() >= t.panicRatio() * t.expand();
   }
 
-  private static Verdict blocked(Blocker blocker) {
-    return new Verdict(null, blocker);
+  private static Verdict blocked(Blocker blocker, @Nullable EngineState candidate) {
+    return new Verdict(null, blocker, candidate);
   }
 }

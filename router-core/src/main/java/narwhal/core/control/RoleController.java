@@ -189,7 +189,7 @@ public final class RoleController implements AutoCloseable {
     if (engine == null) {
       EngineRole donor = step.to() == EngineRole.PREFILL ? EngineRole.DECODE : EngineRole.PREFILL;
       note(new Decision(Outcome.BLOCKED, null, donor, step.to(), step.rule(), loads, null, null, step.blockedBy(),
-          false));
+          false, step.candidate()));
       return false;
     }
     EngineRole from = engine.role();
@@ -233,7 +233,7 @@ public final class RoleController implements AutoCloseable {
       // Confirmations stand: the move goes ahead as soon as the guard lets it.
       metrics.decision(Outcome.BLOCKED);
       journal.record(new Decision(Outcome.BLOCKED, null, dir.from(), dir.to(), p.rule(), loads, p.before(),
-          p.after(), verdict.blocker(), false));
+          p.after(), verdict.blocker(), false, verdict.candidate() == null ? null : verdict.candidate().iid()));
       return;
     }
     if (settings.controller().advisory()) {

@@ -93,4 +93,27 @@ class ProfileGateTest {
     assertThat(invalid.engines()).hasSize(3).allSatisfy(c -> assertThat(c.detail()).isEqualTo(
         "profile: profiles file runs/profiles.json is invalid ($.schema_version: must be 1, got 2)"));
   }
+
+  @Test
+  void engineThatCannotBeProfiled_isLeftOutOfTheGate_theOthersAreStillJudged() {
+    ProfilesDocument doc = new ProfilesDocument(List.of(row("d0", "4", 0.01, 0.02)));
+    Map<String, String> sglang = Map.of("p0", "sglang hands KV over concurrently");
+
+    ProfileGate.Report mixed = ProfileGate.judge(FLEET, doc, List.of(), Map.of("d0", EngineGeneration.known("4")),
+        sglang);
+    ProfileGate.Report allExempt = ProfileGate.judge(FLEET, null, List.of(), Map.of(),
+        Map.of("p0", "sglang hands KV over concurrently", "d0", "sglang hands KV over concurrently",
+            "d1", "sglang hands KV over concurrently"));
+
+    assertThat(mixed.engines()).extracting(CheckResult::subject).containsExactly("d0", "d1");
+    assertThat(mixed.passed()).as("d1 has no row").isFalse();
+    assertThat(mixed.exempt()).singleElement().satisfies(c -> {
+      assertThat(c.subject()).isEqualTo("p0");
+      assertThat(c.detail()).isEqualTo("profile: not asked for: sglang hands KV over concurrently; its requests are "
+          + "admitted and placed unpriced");
+    });
+    assertThat(allExempt.passed()).isTrue();
+    assertThat(allExempt.skippedBecause()).isEqualTo("no engine of this fleet can be profiled (sglang hands KV over "
+        + "concurrently): admission and placement run unpriced");
+  }
 }

@@ -65,7 +65,8 @@ class PoolRepairTest {
     f.ticks(5);
     assertThat(f.engine("d0").role()).isEqualTo(EngineRole.DECODE);
     assertThat(f.decisions("blocked")).singleElement().satisfies(r -> assertThat(r)
-        .containsEntry("rule", "floor_repair").containsEntry("blocked_by", "pin").containsEntry("to", "prefill"));
+        .containsEntry("rule", "floor_repair").containsEntry("blocked_by", "pin").containsEntry("to", "prefill")
+        .containsEntry("candidate", "d0").containsEntry("iid", null));
   }
 
   @Test
@@ -76,7 +77,8 @@ class PoolRepairTest {
     f.engine("d1").setCondition(EngineCondition.HELD, "stream");
     f.ticks(3);
     assertThat(f.decisions()).singleElement().satisfies(r -> assertThat(r)
-        .containsEntry("outcome", "blocked").containsEntry("blocked_by", "hold").containsEntry("to", "prefill"));
+        .containsEntry("outcome", "blocked").containsEntry("blocked_by", "hold").containsEntry("to", "prefill")
+        .containsEntry("candidate", "d0"));
     assertThat(f.engine("d0").role()).isEqualTo(EngineRole.DECODE);
   }
 

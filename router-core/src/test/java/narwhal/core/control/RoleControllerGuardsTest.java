@@ -28,7 +28,8 @@ class RoleControllerGuardsTest {
     // waits for the 10 s cooldown that started at tick 3.
     assertThat(f.ticksUntil("p1", EngineRole.DECODE, 20)).isEqualTo(10);
     assertThat(f.decisions("blocked")).singleElement()
-        .satisfies(r -> assertThat(r).containsEntry("blocked_by", "cooldown").containsEntry("to", "decode"));
+        .satisfies(r -> assertThat(r).containsEntry("blocked_by", "cooldown").containsEntry("to", "decode")
+            .containsEntry("candidate", "p1"));
   }
 
   @Test
@@ -50,7 +51,8 @@ class RoleControllerGuardsTest {
     // Confirmed at tick 5; p0 arrived in decode at tick 3 and dwells until tick 8; d0 is pinned.
     assertThat(f.ticksUntil("p0", EngineRole.PREFILL, 10)).isEqualTo(5);
     assertThat(f.decisions("blocked")).singleElement()
-        .satisfies(r -> assertThat(r).containsEntry("blocked_by", "dwell").containsEntry("to", "prefill"));
+        .satisfies(r -> assertThat(r).containsEntry("blocked_by", "dwell").containsEntry("to", "prefill")
+            .containsEntry("candidate", "p0"));
     assertThat(f.engine("d0").role()).isEqualTo(EngineRole.DECODE);
   }
 
@@ -84,7 +86,8 @@ class RoleControllerGuardsTest {
     ControllerFixture f = prefillPressure(new ControllerFixture(ControllerFixture.fleet(1, 2),
         c -> c.toBuilder().minDecode(2).build()));
     f.ticks(8);
-    assertThat(f.decisions("blocked")).singleElement().satisfies(r -> assertThat(r).containsEntry("blocked_by", "floor"));
+    assertThat(f.decisions("blocked")).singleElement().satisfies(r -> assertThat(r).containsEntry("blocked_by", "floor")
+        .containsEntry("candidate", "d0").containsEntry("iid", null));
     assertThat(f.engine("d0").role()).isEqualTo(EngineRole.DECODE);
   }
 

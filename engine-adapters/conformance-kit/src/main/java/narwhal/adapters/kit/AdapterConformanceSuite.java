@@ -460,7 +460,7 @@ public abstract class AdapterConformanceSuite {
 
     @Test
     @DisplayName("concurrent legs: a failing decode cancels its prefill sibling — \"cancels the sibling leg when"
-        + " either fails, so no leg ever outlives the other\" (issue 8)")
+        + " either fails, so no leg ever outlives the other\" (the concurrent-handoff rule)")
     void failingDecodeCancelsPrefill() throws Exception {
       assumeConcurrent();
       Fault fault = Fault.status(Phase.DECODE, 500);
@@ -475,7 +475,7 @@ public abstract class AdapterConformanceSuite {
 
     @Test
     @DisplayName("concurrent legs: a failing prefill cancels its decode sibling — \"cancels the sibling leg when"
-        + " either fails, so no leg ever outlives the other\" (issue 8)")
+        + " either fails, so no leg ever outlives the other\" (the concurrent-handoff rule)")
     void failingPrefillCancelsDecode() throws Exception {
       assumeConcurrent();
       Fault fault = Fault.status(Phase.PREFILL, 500);

@@ -79,7 +79,7 @@ final class Verdicts {
 
   /**
    * A client-facing error message names {@code iid} and nothing internal: no loopback address, no
-   * {@code :port}, no URL, no exception or Java class name (issue 16: "never leak").
+   * {@code :port}, no URL, no exception or Java class name (the "never leak" rule).
    */
   static void revealsNothingInternal(String message, String iid) {
     assertThat(ClientText.leaks(message, iid)).as("client error message: %s", message).isEmpty();

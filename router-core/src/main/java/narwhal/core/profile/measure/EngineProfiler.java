@@ -52,6 +52,10 @@ public final class EngineProfiler {
   /** How close two warm-up batches' intervals must be for the engine to count as settled. */
   static final double SETTLED = 0.10;
 
+  /** What to try when the decode fit is off: most often something else ran on the engine meanwhile. */
+  private static final String FIT_ADVICE = ": measure it again with nothing else running on the engine or its host, "
+      + "or raise --decode-tokens for a longer steady stretch per batch (each stream generated ";
+
   /** The part of the post-warm-up budget prefill may spend: decode's batches take longer. */
   static final double PREFILL_SHARE = 0.35;
 
@@ -134,7 +138,8 @@ public final class EngineProfiler {
         client.prefill(engine, prompts.completion(tokens, 1, false), settings.prefillLimits(), loop)
             .whenComplete((result, error) -> loop.runInLoop(() -> {
               if (error != null) {
-                fail("a warm-up prefill leg of " + tokens + " prompt tokens failed: " + cause(error).getMessage());
+                fail("a warm-up prefill leg of " + tokens + " prompt tokens failed: " + cause(error).getMessage()
+                    + promptAdvice(tokens));
               } else {
                 warmUp(leg + 1);
               }
@@ -155,7 +160,7 @@ public final class EngineProfiler {
       new DecodeBatch(client, engine, settings.decodeLimits(), loop).run(prompts, k, shortest, plan.decodeTokens())
           .whenComplete((sample, error) -> loop.runInLoop(() -> {
             if (error != null) {
-              fail("a warm-up batch of " + k + " streams failed: " + cause(error).getMessage());
+              fail("a warm-up batch of " + k + " streams failed: " + cause(error).getMessage() + batchAdvice(k));
               return;
             }
             double interval = sample.map(DecodeSample::intervalSeconds).orElse(Double.NaN);
@@ -202,7 +207,8 @@ public final class EngineProfiler {
       client.prefill(engine, prompts.completion(tokens, 1, false), settings.prefillLimits(), loop)
           .whenComplete((result, error) -> loop.runInLoop(() -> {
             if (error != null) {
-              fail("a prefill leg of " + tokens + " prompt tokens failed: " + cause(error).getMessage());
+              fail("a prefill leg of " + tokens + " prompt tokens failed: " + cause(error).getMessage()
+                  + promptAdvice(tokens));
               return;
             }
             seconds[repeat] = Math.max(1e-9, (result.completedNanos() - result.legStartedNanos()) / 1e9);
@@ -234,12 +240,13 @@ public final class EngineProfiler {
           .whenComplete((sample, error) -> loop.runInLoop(() -> {
             if (error != null) {
               fail("a batch of " + k + " streams of " + promptTokens + " prompt tokens failed: "
-                  + cause(error).getMessage());
+                  + cause(error).getMessage() + batchAdvice(k));
               return;
             }
             if (sample.isEmpty()) {
               notes.add("the batch of " + k + " streams of " + promptTokens + " prompt tokens never had all its "
-                  + "streams generating at once (the engine queued some): left out");
+                  + "streams generating at once (the engine queued some): left out; if the engine runs fewer than "
+                  + k + " sequences at once, set --max-seqs to its batch limit (vLLM's --max-num-seqs)");
             } else {
               decodeSamples.add(sample.get());
             }
@@ -267,20 +274,25 @@ public final class EngineProfiler {
       try {
         prefill = ProfileFits.prefill(prefillSamples);
       } catch (IllegalArgumentException e) {
-        problems.add("prefill cannot be fitted from " + prefillSamples.size() + " prompt lengths: " + e.getMessage());
+        problems.add("prefill cannot be fitted from " + prefillSamples.size() + " prompt lengths: " + e.getMessage()
+            + ": raise --budget-s (this engine had " + budgetSeconds() + " s) or lower --max-prompt-tokens");
       }
       try {
         decode = ProfileFits.decode(decodeSamples);
       } catch (IllegalArgumentException e) {
-        problems.add("decode cannot be fitted from " + decodeSamples.size() + " batches: " + e.getMessage());
+        problems.add("decode cannot be fitted from " + decodeSamples.size() + " batches: " + e.getMessage()
+            + ": raise --budget-s (this engine had " + budgetSeconds() + " s), lower --decode-tokens (each stream "
+            + "generated " + plan.decodeTokens() + ") or lower --max-seqs");
       }
       if (decode != null && decode.quality().mape() > settings.maxFitMape()) {
         problems.add(String.format(java.util.Locale.ROOT, "decode fit MAPE %.1f %% exceeds "
-            + "profiles.max_decode_fit_mape %.1f %%", decode.quality().mape() * 100, settings.maxFitMape() * 100));
+            + "profiles.max_decode_fit_mape %.1f %%", decode.quality().mape() * 100, settings.maxFitMape() * 100)
+            + FIT_ADVICE + plan.decodeTokens() + ")");
       }
       if (decode != null && decode.quality().cvMape() > settings.maxCvMape()) {
         problems.add(String.format(java.util.Locale.ROOT, "decode CV MAPE %.1f %% exceeds "
-            + "profiles.max_decode_cv_mape %.1f %%", decode.quality().cvMape() * 100, settings.maxCvMape() * 100));
+            + "profiles.max_decode_cv_mape %.1f %%", decode.quality().cvMape() * 100, settings.maxCvMape() * 100)
+            + FIT_ADVICE + plan.decodeTokens() + ")");
       }
       ProfileRow row = null;
       if (problems.isEmpty() && prefill != null && decode != null) {
@@ -290,6 +302,21 @@ public final class EngineProfiler {
       }
       out.complete(new EngineMeasurement(engine.iid(), prefill, decode, row, problems, notes,
           loop.nanoTime() - startNanos));
+    }
+
+    private long budgetSeconds() {
+      return Math.round(plan.budgetNanos() / 1e9);
+    }
+
+    /** What to change when a prompt of {@code tokens} was refused or timed out. */
+    private String promptAdvice(long tokens) {
+      return tokens > plan.prefillLengths().get(0) ? "; if the engine refuses prompts that long, lower "
+          + "--max-prompt-tokens below " + tokens : "";
+    }
+
+    /** What to change when a batch of {@code k} streams failed (a refusal of that many at once, often). */
+    private String batchAdvice(int k) {
+      return k > 1 ? "; if the engine refuses " + k + " streams at once, set --max-seqs to its batch limit" : "";
     }
 
     private void fail(String problem) {
