@@ -23,6 +23,8 @@ import org.jspecify.annotations.Nullable;
  * @param profiles latency profiles
  * @param continuation opt-in stream continuation
  * @param tenants client authentication and per-tenant limits (none: every caller is served)
+ * @param cluster the etcd cluster active-active replicas share state through, or null for a router
+ *     that runs alone
  */
 public record FleetConfig(
     String model,
@@ -36,7 +38,8 @@ public record FleetConfig(
     RecoveryConfig recovery,
     ProfilesConfig profiles,
     ContinuationConfig continuation,
-    TenantsConfig tenants) {
+    TenantsConfig tenants,
+    @Nullable ClusterConfig cluster) {
 
   /** The value of the fleet file's {@code schema} key. */
   public static final String SCHEMA = "narwhal.fleet";
@@ -72,7 +75,8 @@ public record FleetConfig(
         RecoveryConfig.defaults(),
         ProfilesConfig.defaults(),
         ContinuationConfig.defaults(),
-        TenantsConfig.none());
+        TenantsConfig.none(),
+        null);
   }
 
   /** The engine with this instance id, if the fleet has one. */
@@ -150,6 +154,10 @@ public record FleetConfig(
     return toBuilder().tenants(value).build();
   }
 
+  public FleetConfig withCluster(@Nullable ClusterConfig value) {
+    return toBuilder().cluster(value).build();
+  }
+
   /**
    * Builds a {@link FleetConfig} by name rather than by position; {@link #build} applies the
    * record's checks. Start from {@link FleetConfig#of} or a parsed fleet with {@link #toBuilder}.
@@ -167,6 +175,7 @@ public record FleetConfig(
     private ProfilesConfig profiles;
     private ContinuationConfig continuation;
     private TenantsConfig tenants;
+    private @Nullable ClusterConfig cluster;
 
     private Builder(FleetConfig from) {
       model = from.model;
@@ -181,6 +190,7 @@ public record FleetConfig(
       profiles = from.profiles;
       continuation = from.continuation;
       tenants = from.tenants;
+      cluster = from.cluster;
     }
 
     public Builder model(String value) {
@@ -238,6 +248,11 @@ public record FleetConfig(
       return this;
     }
 
+    public Builder cluster(@Nullable ClusterConfig value) {
+      cluster = value;
+      return this;
+    }
+
     public Builder continuation(ContinuationConfig value) {
       continuation = value;
       return this;
@@ -246,7 +261,7 @@ public record FleetConfig(
     public FleetConfig build() {
       return new FleetConfig(
           model, hardware, engines, engineContract, slo, controller, serving, engine, recovery,
-          profiles, continuation, tenants);
+          profiles, continuation, tenants, cluster);
     }
   }
 }

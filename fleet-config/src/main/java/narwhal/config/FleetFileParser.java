@@ -81,6 +81,7 @@ public final class FleetFileParser {
     ProfilesConfig profiles = SectionParsers.profiles(top.object("profiles"));
     ContinuationConfig continuation = continuation(top);
     TenantsConfig tenants = TenantsParser.tenants(top);
+    ClusterConfig cluster = ClusterParser.cluster(top);
     top.finish();
     if (!ctx.problems().isEmpty()) {
       throw new FleetConfigException(ctx.problems().errors());
@@ -96,6 +97,7 @@ public final class FleetFileParser {
         .profiles(profiles)
         .continuation(continuation)
         .tenants(tenants)
+        .cluster(cluster)
         .build();
   }
 

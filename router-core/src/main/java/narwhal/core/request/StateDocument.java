@@ -50,6 +50,10 @@ final class StateDocument {
     doc.put("admission", admission(rt.admission()));
     doc.put("retry_credits", rt.retryBudget().available());
     doc.put("controller", controller(rt.fleet().roleHistory()));
+    Map<String, Object> cluster = rt.cluster().get().state();
+    if (cluster != null) {
+      doc.put("cluster", cluster);
+    }
     return doc;
   }
 
@@ -81,7 +85,11 @@ final class StateDocument {
     String state = e.inPlacement() && e.isQuarantined(nowNanos) ? "quarantined" : e.condition().wireName();
     m.put("state", state);
     m.put("cause", e.conditionCause());
-    m.put("resident", Map.of("prefill", e.residentPrefill(), "decode", e.residentDecode()));
+    m.put("resident", Map.of("prefill", e.ownResidentPrefill(), "decode", e.ownResidentDecode()));
+    if (!e.peerWork().isEmpty()) {
+      // Other replicas' resident work here, as they last published it: placement prices the sum.
+      m.put("peer_resident", Map.of("prefill", e.peerWork().prefill(), "decode", e.peerWork().decode()));
+    }
     Map<String, Object> streaks = new LinkedHashMap<>();
     for (Map.Entry<FailureClass, Integer> s : e.streaks().snapshot().entrySet()) {
       streaks.put(s.getKey().wireName(), s.getValue());

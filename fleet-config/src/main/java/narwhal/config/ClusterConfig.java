@@ -1,0 +1,89 @@
+package narwhal.config;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The {@code cluster} section: several routers serving one fleet as active-active replicas that
+ * share engine verdicts, roles, load, tenant budgets and profiles through etcd. Absent, the router
+ * runs alone and touches no etcd.
+ *
+ * @param endpoints the etcd members' client URLs ({@code http://} or {@code https://})
+ * @param name this replica's name among the replicas, or null for its host and port
+ * @param keyPrefix where this fleet's keys live in etcd (one prefix per fleet)
+ * @param leaseTtlS the replica's lease: how long after it stops renewing (killed, paused, cut off)
+ *     its membership, its election and its shares of tenant budgets lapse
+ * @param requestTimeoutS the longest one etcd request may take before it counts as failed
+ * @param loadIntervalS how often each replica sends its resident work to the others
+ * @param user the etcd user, or null when etcd has no authentication
+ * @param passwordEnv the environment variable holding that user's password ({@code user} set)
+ * @param password the password read from it at start; never printed
+ * @param caBundle CAs the etcd members' certificates are verified against (PEM), or null
+ * @param clientCert this replica's client certificate for etcd (mTLS), or null
+ * @param clientKey that certificate's PKCS#8 key; set exactly when {@code clientCert} is
+ */
+public record ClusterConfig(
+    List<URI> endpoints,
+    @Nullable String name,
+    String keyPrefix,
+    int leaseTtlS,
+    double requestTimeoutS,
+    double loadIntervalS,
+    @Nullable String user,
+    @Nullable String passwordEnv,
+    ClusterPassword password,
+    @Nullable Path caBundle,
+    @Nullable Path clientCert,
+    @Nullable Path clientKey) {
+
+  public static final String DEFAULT_KEY_PREFIX = "/narwhal";
+  public static final int DEFAULT_LEASE_TTL_S = 5;
+  /** etcd grants no lease shorter than about two seconds. */
+  public static final int MIN_LEASE_TTL_S = 2;
+  public static final double DEFAULT_REQUEST_TIMEOUT_S = 1.0;
+  public static final double DEFAULT_LOAD_INTERVAL_S = 0.1;
+
+  public ClusterConfig {
+    endpoints = List.copyOf(endpoints);
+    if (endpoints.isEmpty()) {
+      throw new IllegalArgumentException("a cluster needs at least one etcd endpoint");
+    }
+    Objects.requireNonNull(keyPrefix, "keyPrefix");
+    Objects.requireNonNull(password, "password");
+    if ((clientCert == null) != (clientKey == null)) {
+      throw new IllegalArgumentException("clientCert and clientKey go together");
+    }
+    if (leaseTtlS < MIN_LEASE_TTL_S) {
+      throw new IllegalArgumentException("lease_ttl_s must be at least " + MIN_LEASE_TTL_S);
+    }
+  }
+
+  /** A cluster on {@code endpoints} with every other key at its default. */
+  public static ClusterConfig of(List<URI> endpoints) {
+    return new ClusterConfig(endpoints, null, DEFAULT_KEY_PREFIX, DEFAULT_LEASE_TTL_S, DEFAULT_REQUEST_TIMEOUT_S,
+        DEFAULT_LOAD_INTERVAL_S, null, null, ClusterPassword.none(), null, null, null);
+  }
+
+  public ClusterConfig withName(@Nullable String value) {
+    return new ClusterConfig(endpoints, value, keyPrefix, leaseTtlS, requestTimeoutS, loadIntervalS, user,
+        passwordEnv, password, caBundle, clientCert, clientKey);
+  }
+
+  public ClusterConfig withKeyPrefix(String value) {
+    return new ClusterConfig(endpoints, name, value, leaseTtlS, requestTimeoutS, loadIntervalS, user, passwordEnv,
+        password, caBundle, clientCert, clientKey);
+  }
+
+  public ClusterConfig withLeaseTtlS(int value) {
+    return new ClusterConfig(endpoints, name, keyPrefix, value, requestTimeoutS, loadIntervalS, user, passwordEnv,
+        password, caBundle, clientCert, clientKey);
+  }
+
+  /** True when the etcd endpoints are reached over TLS. */
+  public boolean tls() {
+    return endpoints.stream().anyMatch(u -> "https".equalsIgnoreCase(u.getScheme()));
+  }
+}
