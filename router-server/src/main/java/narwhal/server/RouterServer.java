@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import narwhal.cluster.Cluster;
 import narwhal.config.FleetConfig;
 import narwhal.core.checks.EngineChecks;
 import narwhal.core.control.RoleController;
@@ -70,6 +71,8 @@ public final class RouterServer implements AutoCloseable {
   private final TracingSetup tracing;
   /** Keeps each engine's profile bound to its process generation. */
   private final ServingProfiles profiles;
+  /** This replica's membership of its cluster, or null for a router that runs alone. */
+  private final @Nullable Cluster cluster;
   private final AtomicBoolean closed = new AtomicBoolean();
   /** See {@link HealthMonitor#holdUntilReadmitted}: engines that failed preflight, served anyway. */
   void holdUntilReadmitted(java.util.Collection<String> iids, String why) {
@@ -86,8 +89,9 @@ public final class RouterServer implements AutoCloseable {
       NettyEngineTransport transport,
       HealthMonitor health, RoleController controller, Journal journal, DisaggregatedRouter router,
       HttpFrontEnd http, Duration gracefulTimeout, TracingSetup tracing, ServingProfiles profiles,
-      @Nullable FrontEndTls tls) {
+      @Nullable FrontEndTls tls, @Nullable Cluster cluster) {
     this.profiles = profiles;
+    this.cluster = cluster;
     this.tls = tls;
     this.gracefulTimeout = gracefulTimeout;
     this.tracing = tracing;
@@ -254,6 +258,22 @@ public final class RouterServer implements AutoCloseable {
       transport.close();
       throw StartupFailure.listen("HTTP", host, port, e);
     }
+    Cluster cluster = null;
+    if (config.cluster() != null) {
+      try {
+        // Before the breaker and the controller start: both follow the cluster from their first pass.
+        cluster = Cluster.join(config.cluster(), host, http.port(), NarwhalVersion.version(), router, health,
+            controller, profiles::install, monitorLoop, metrics,
+            Math.round(config.cluster().requestTimeoutS() * 4000) + 1000);
+      } catch (RuntimeException e) {
+        http.close();
+        profiles.close();
+        health.close();
+        journal.close();
+        transport.close();
+        throw e;
+      }
+    }
     log.info("narwhal serving model '{}' on {}://{}:{} with {} engines{}", config.model(),
         tls == null ? "http" : "https", host, http.port(), config.engines().size(),
         tls == null ? "" : " (" + tls.serverTls().describe() + ")");
@@ -261,7 +281,7 @@ public final class RouterServer implements AutoCloseable {
     health.start();
     controller.start();
     return new RouterServer(boss, workers, io, ownsGroups, transport, health, controller, journal, router, http,
-        Duration.ofMillis(Math.round(config.serving().gracefulTimeoutS() * 1000)), tracing, profiles, tls);
+        Duration.ofMillis(Math.round(config.serving().gracefulTimeoutS() * 1000)), tracing, profiles, tls, cluster);
   }
 
   /** Says once, at start-up, whom the router serves: everyone, or only its tenants' keys. */
@@ -413,6 +433,10 @@ public final class RouterServer implements AutoCloseable {
     }
     http.close();
     awaitCancellations();
+    if (cluster != null) {
+      // After the last request: leaving frees this replica's election and tenant shares at once.
+      cluster.close();
+    }
     controller.close();
     profiles.close();
     health.close();
