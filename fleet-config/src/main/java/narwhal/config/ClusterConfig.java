@@ -61,6 +61,16 @@ public record ClusterConfig(
     }
   }
 
+  private static final java.util.regex.Pattern NAME = java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,99}");
+
+  /**
+   * True for a usable replica name: 1-100 letters, digits, '.', '_', ':' or '-', starting with a
+   * letter or digit (it becomes an etcd key segment and a journal field).
+   */
+  public static boolean validName(String name) {
+    return NAME.matcher(name).matches();
+  }
+
   /** A cluster on {@code endpoints} with every other key at its default. */
   public static ClusterConfig of(List<URI> endpoints) {
     return new ClusterConfig(endpoints, null, DEFAULT_KEY_PREFIX, DEFAULT_LEASE_TTL_S, DEFAULT_REQUEST_TIMEOUT_S,

@@ -17,8 +17,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class ClusterParser {
 
-  /** A replica name: what appears in etcd keys, metrics labels and journal rows. */
-  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,99}");
   /** A key prefix: slash-separated segments of safe characters, starting with a slash. */
   private static final Pattern PREFIX = Pattern.compile("(/[A-Za-z0-9._-]+)+");
 
@@ -36,7 +34,7 @@ final class ClusterParser {
     }
     List<URI> endpoints = endpoints(c);
     String name = c.optionalString("name");
-    if (name != null && !NAME.matcher(name).matches()) {
+    if (name != null && !ClusterConfig.validName(name)) {
       c.error("name", "must be 1-100 letters, digits, '.', '_', ':' or '-', starting with a letter or digit, got \""
           + name + "\"");
     }

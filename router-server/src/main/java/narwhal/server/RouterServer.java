@@ -264,7 +264,7 @@ public final class RouterServer implements AutoCloseable {
         // Before the breaker and the controller start: both follow the cluster from their first pass.
         cluster = Cluster.join(config.cluster(), host, http.port(), NarwhalVersion.version(), router, health,
             controller, profiles::install, monitorLoop, metrics,
-            Math.round(config.cluster().requestTimeoutS() * 4000) + 1000);
+            Math.max(10_000, Math.round(config.cluster().requestTimeoutS() * 4000) + 1000));
       } catch (RuntimeException e) {
         http.close();
         profiles.close();
