@@ -73,10 +73,16 @@ public final class ClusterNode implements ClusterStatus, AutoCloseable {
   private volatile long renewedSentNanos;
   private volatile Map<String, Member> members = Map.of();
   private boolean joining;
+  /** A full re-read after an outage is under way (one at a time). */
+  private boolean reconciling;
+  /** The renewal timer runs (from the first lease on, whatever else fails). */
+  private boolean renewing;
   private boolean closed;
   private @Nullable AutoCloseable watcher;
   private Timer keepAliveTimer = Timer.NONE;
   private Timer retryTimer = Timer.NONE;
+  private Timer shareTimer = Timer.NONE;
+  private static final long SHARE_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
   ClusterNode(ClusterConfig config, String name, Map<String, Object> registration, EtcdStore store, Scheduler loop,
       Clock wallClock, ClusterMetrics metrics) {
@@ -267,7 +273,19 @@ public final class ClusterNode implements ClusterStatus, AutoCloseable {
 
   /** Reads every key, applies it, and watches from there (the join's last step, and each reconcile). */
   private void readAll(boolean joiningNow) {
+    if (!joiningNow) {
+      if (reconciling) {
+        return;
+      }
+      reconciling = true;
+    }
     store.range(keys.all()).whenComplete((snapshot, error) -> loop.execute(() -> {
+      if (!joiningNow) {
+        reconciling = false;
+      }
+      if (closed) {
+        return;
+      }
       if (error != null) {
         if (joiningNow) {
           joinFailed("reading the shared state", error);
@@ -278,6 +296,7 @@ public final class ClusterNode implements ClusterStatus, AutoCloseable {
         return;
       }
       apply(snapshot);
+      tenants().settle();
       watchFrom(snapshot.revision() + 1);
       boolean wasDegraded = status != Status.OK;
       status = Status.OK;
@@ -295,7 +314,13 @@ public final class ClusterNode implements ClusterStatus, AutoCloseable {
       tenants().claimAll();
       tenants().reconcile();
       roles().campaign();
-      scheduleKeepAlive(ttlNanos / 3);
+      if (!renewing) {
+        renewing = true;
+        scheduleKeepAlive(ttlNanos / 3);
+      }
+      if (joiningNow && tenants().any()) {
+        scheduleShareTick();
+      }
       firstJoin.complete(null);
     }));
   }
@@ -321,6 +346,18 @@ public final class ClusterNode implements ClusterStatus, AutoCloseable {
     }
   }
 
+  private void scheduleShareTick() {
+    shareTimer.cancel();
+    if (!closed) {
+      shareTimer = loop.schedule(() -> {
+        if (joined()) {
+          tenants().tick();
+        }
+        scheduleShareTick();
+      }, SHARE_TICK_NANOS, TimeUnit.NANOSECONDS);
+    }
+  }
+
   // ---- the lease ----
 
   private void scheduleKeepAlive(long inNanos) {
@@ -330,14 +367,27 @@ public final class ClusterNode implements ClusterStatus, AutoCloseable {
     }
   }
 
+  /**
+   * Renews the lease, then schedules the next renewal whatever happened: a third of the TTL after
+   * a confirmed one, sooner after a failure. Nothing else (a re-read failing, a join retrying)
+   * stops the renewals while this replica holds a lease.
+   */
   private void keepAlive() {
     long id = lease;
-    if (closed || id == 0) {
+    if (closed) {
+      return;
+    }
+    if (id == 0) {
+      renewing = false; // a new lease (rejoin) starts them again
       return;
     }
     long sent = loop.nanoTime();
     store.keepAlive(id).whenComplete((ttl, error) -> loop.execute(() -> {
-      if (closed || lease != id) {
+      if (closed) {
+        return;
+      }
+      if (lease != id) {
+        keepAlive();
         return;
       }
       if (error != null) {
@@ -346,14 +396,14 @@ public final class ClusterNode implements ClusterStatus, AutoCloseable {
         return;
       }
       if (ttl <= 0) {
+        renewing = false;
         sessionLost();
         return;
       }
       renewedSentNanos = sent;
+      scheduleKeepAlive(ttlNanos / 3);
       if (status == Status.DEGRADED) {
         readAll(false); // etcd is back: reconcile everything it may have changed meanwhile
-      } else {
-        scheduleKeepAlive(ttlNanos / 3);
       }
     }));
   }
@@ -380,7 +430,10 @@ public final class ClusterNode implements ClusterStatus, AutoCloseable {
     watcher = store.watch(keys.all(), revision, new EtcdStore.WatchListener() {
       @Override
       public void onEvents(List<EtcdStore.Event> events) {
-        loop.execute(() -> events.forEach(ClusterNode.this::dispatch));
+        loop.execute(() -> {
+          events.forEach(ClusterNode.this::dispatch);
+          tenants().settle();
+        });
       }
 
       @Override
@@ -407,9 +460,12 @@ public final class ClusterNode implements ClusterStatus, AutoCloseable {
 
   private void apply(EtcdStore.Snapshot snapshot) {
     Map<String, Member> seen = new LinkedHashMap<>();
-    tenants().resetView();
+    tenants().snapshot(snapshot.kvs(), snapshot.revision());
     boolean leaderSeen = false;
     for (EtcdStore.Kv kv : snapshot.kvs()) {
+      if (keys.tenantOf(kv.key()) != null) {
+        continue; // applied above, as one read
+      }
       String member = ClusterKeys.child(kv.key(), keys.members());
       if (member != null) {
         Member m = Member.parse(member, kv.value(), kv.lease());
@@ -543,6 +599,7 @@ public final class ClusterNode implements ClusterStatus, AutoCloseable {
       closed = true;
       keepAliveTimer.cancel();
       retryTimer.cancel();
+      shareTimer.cancel();
       closeWatch();
       long id = lease;
       lease = 0;

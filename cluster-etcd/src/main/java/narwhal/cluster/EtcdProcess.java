@@ -31,7 +31,14 @@ public final class EtcdProcess implements AutoCloseable {
   private final int clientPort;
   private final int peerPort;
   private final boolean ownsDataDir;
-  private @Nullable Process process;
+  private volatile @Nullable Process process;
+  /** Kills etcd if this JVM exits first (a test killed on its timeout must not leave it running). */
+  private final Thread reaper = new Thread(() -> {
+    Process p = process;
+    if (p != null) {
+      p.destroyForcibly();
+    }
+  }, "narwhal-etcd-reaper");
 
   private EtcdProcess(Path binary, Path dataDir, int clientPort, int peerPort, boolean ownsDataDir) {
     this.binary = binary;
@@ -39,6 +46,7 @@ public final class EtcdProcess implements AutoCloseable {
     this.clientPort = clientPort;
     this.peerPort = peerPort;
     this.ownsDataDir = ownsDataDir;
+    Runtime.getRuntime().addShutdownHook(reaper);
   }
 
   /** The {@code etcd} binary on the PATH (or /usr/bin/etcd), or null when there is none. */
@@ -219,6 +227,11 @@ public final class EtcdProcess implements AutoCloseable {
   @Override
   public void close() {
     kill();
+    try {
+      Runtime.getRuntime().removeShutdownHook(reaper);
+    } catch (IllegalStateException e) {
+      // already shutting down: the hook runs anyway
+    }
     if (ownsDataDir) {
       try (Stream<Path> files = Files.walk(dataDir)) {
         files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());

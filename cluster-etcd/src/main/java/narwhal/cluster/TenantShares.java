@@ -55,6 +55,8 @@ final class TenantShares {
     final TenantQuota quota;
     final int units;
     final Map<String, Share> peers = new HashMap<>();
+    /** The revision of the last change seen to each key of the budget (puts and deletes alike). */
+    final Map<String, Long> seenRevision = new HashMap<>();
     long epochRevision;
     long epochValue;
     /** Units this replica admits on (committed, or kept from before its lease lapsed). */
@@ -63,6 +65,8 @@ final class TenantShares {
     boolean committed;
     boolean wants;
     boolean busy;
+    /** Changed by what was read: rebalanced once the whole batch of changes is applied. */
+    boolean dirty;
     long lastDemandNanos = Long.MIN_VALUE / 2;
 
     Budget(String tenant, TenantQuota quota, int units) {
@@ -108,12 +112,36 @@ final class TenantShares {
     return !budgets.isEmpty();
   }
 
-  /** Forgets the peers' shares of {@code tenant} before a snapshot is applied. */
-  void resetView() {
+  /**
+   * Applies a read of every budget's keys at {@code revision}: keys read are applied as stored,
+   * keys missing are forgotten unless a newer change to them was seen since (the read may have been
+   * served before a change the watch already brought).
+   */
+  void snapshot(List<EtcdStore.Kv> kvs, long revision) {
     for (Budget b : budgets.values()) {
-      b.peers.clear();
-      b.epochRevision = 0;
-      b.epochValue = 0;
+      applyRead(b, kvs.stream().filter(kv -> b.tenant.equals(node.keys().tenantOf(kv.key()))).toList(), revision);
+    }
+  }
+
+  private void applyRead(Budget b, List<EtcdStore.Kv> kvs, long revision) {
+    java.util.Set<String> present = new java.util.HashSet<>();
+    kvs.forEach(kv -> present.add(kv.key()));
+    for (String key : List.copyOf(b.seenRevision.keySet())) {
+      if (!present.contains(key) && b.seenRevision.get(key) <= revision) {
+        b.seenRevision.put(key, revision);
+        if (key.equals(node.keys().tenantEpoch(b.tenant))) {
+          b.epochRevision = 0;
+          b.epochValue = 0;
+        } else {
+          String replica = ClusterKeys.child(key, node.keys().tenantShares(b.tenant));
+          if (replica != null) {
+            b.peers.remove(replica);
+          }
+        }
+      }
+    }
+    for (EtcdStore.Kv kv : kvs) {
+      onStored(b.tenant, kv.key(), kv.value(), kv.modRevision());
     }
   }
 
@@ -123,9 +151,17 @@ final class TenantShares {
     if (b == null) {
       return;
     }
+    // The watch and the reads overlap: a change older than one already seen is stale, and applying
+    // it could show units free that are not. Every key's view only moves forward.
+    Long seen = b.seenRevision.get(key);
+    if (seen != null && modRevision < seen) {
+      return;
+    }
+    b.seenRevision.put(key, modRevision);
     if (key.equals(node.keys().tenantEpoch(tenant))) {
       b.epochRevision = value == null ? 0 : modRevision;
       b.epochValue = value == null ? 0 : parseLong(value);
+      b.dirty = true;
       return;
     }
     String replica = ClusterKeys.child(key, node.keys().tenantShares(tenant));
@@ -139,7 +175,21 @@ final class TenantShares {
       int units = v == null ? 0 : (int) Math.max(0, Math.min(b.units, ClusterJson.number(v, "units", 0)));
       b.peers.put(replica, new Share(units, v != null && ClusterJson.bool(v, "wants")));
     }
-    rebalance(b);
+    b.dirty = true;
+  }
+
+  /**
+   * Acts on what the last batch of changes (one watch delivery, one read) showed. Never between
+   * the changes of one batch: a transaction's epoch may be applied before its share, and a
+   * decision on that half-view could take units that are not free.
+   */
+  void settle() {
+    for (Budget b : budgets.values()) {
+      if (b.dirty) {
+        b.dirty = false;
+        rebalance(b);
+      }
+    }
   }
 
   /** After joining (or rejoining under a new lease): claim a share of every budget. */
@@ -155,6 +205,18 @@ final class TenantShares {
       b.busy = false;
       b.committed = false;
       b.wants = false;
+    }
+  }
+
+  /**
+   * Looks at every budget again (every quarter second): a replica whose own demand has just
+   * passed gives idle units to a peer that still wants them, which no change in etcd would prompt.
+   */
+  void tick() {
+    for (Budget b : budgets.values()) {
+      if (b.committed && (b.peerWants() || b.wants)) {
+        rebalance(b);
+      }
     }
   }
 
@@ -208,6 +270,10 @@ final class TenantShares {
       return;
     }
     long sinceDemand = node.loop().nanoTime() - b.lastDemandNanos;
+    if (b.peerWants() && b.wants && sinceDemand > KEEP_AFTER_DEMAND_NANOS) {
+      // Its own demand has passed: it stops asking, and may give.
+      writeMine(b, false);
+    }
     if (b.peerWants() && !b.wants && sinceDemand > KEEP_AFTER_DEMAND_NANOS) {
       int idle = b.mine - admission.tenantHeld(b.quota);
       if (idle > 0) {
@@ -251,10 +317,8 @@ final class TenantShares {
             node.store().range(node.keys().tenant(b.tenant))
                 .whenComplete((snapshot, readError) -> node.loop().execute(() -> {
                   if (snapshot != null) {
-                    b.peers.clear();
-                    for (EtcdStore.Kv kv : snapshot.kvs()) {
-                      onStored(b.tenant, kv.key(), kv.value(), kv.modRevision());
-                    }
+                    applyRead(b, snapshot.kvs(), snapshot.revision());
+                    b.dirty = false;
                     int base = b.committed ? b.mine : 0;
                     grow(b, base + Math.min(b.free(), Math.max(target - base, 0)), true);
                   }

@@ -100,9 +100,13 @@ final class ReplicaProcesses implements AutoCloseable {
   }
 
   private void launch(int i) {
-    replicas.set(i, ChildProcess.narwhal("r" + i, java.util.Map.of(), List.of("-Xmx256m"),
+    ChildProcess started = ChildProcess.narwhal("r" + i, java.util.Map.of(), List.of("-Xmx256m"),
         "serve", "--fleet", fleetFile.toString(), "--host", "127.0.0.1", "--port", "0", "--grpc-port", "0",
-        "--journal", journal(i).toString(), "--preflight", "warn", "--replica-name", "r" + i));
+        "--journal", journal(i).toString(), "--preflight", "warn", "--replica-name", "r" + i);
+    replicas.set(i, started);
+    long pid = started.pid();
+    // A test stopped on its timeout must not leave replicas running.
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly)));
   }
 
   private void awaitStarted(int i) throws InterruptedException {
