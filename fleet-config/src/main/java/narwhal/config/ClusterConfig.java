@@ -78,18 +78,115 @@ public record ClusterConfig(
   }
 
   public ClusterConfig withName(@Nullable String value) {
-    return new ClusterConfig(endpoints, value, keyPrefix, leaseTtlS, requestTimeoutS, loadIntervalS, user,
-        passwordEnv, password, caBundle, clientCert, clientKey);
+    return toBuilder().name(value).build();
   }
 
   public ClusterConfig withKeyPrefix(String value) {
-    return new ClusterConfig(endpoints, name, value, leaseTtlS, requestTimeoutS, loadIntervalS, user, passwordEnv,
-        password, caBundle, clientCert, clientKey);
+    return toBuilder().keyPrefix(value).build();
   }
 
   public ClusterConfig withLeaseTtlS(int value) {
-    return new ClusterConfig(endpoints, name, keyPrefix, value, requestTimeoutS, loadIntervalS, user, passwordEnv,
-        password, caBundle, clientCert, clientKey);
+    return toBuilder().leaseTtlS(value).build();
+  }
+
+  /** A builder holding these fields, to change some of them by name. */
+  public Builder toBuilder() {
+    return new Builder(this);
+  }
+
+  /** Builds a {@link ClusterConfig} by name; {@link #build} applies the record's checks. */
+  public static final class Builder {
+    private List<URI> endpoints;
+    private @Nullable String name;
+    private String keyPrefix;
+    private int leaseTtlS;
+    private double requestTimeoutS;
+    private double loadIntervalS;
+    private @Nullable String user;
+    private @Nullable String passwordEnv;
+    private ClusterPassword password;
+    private @Nullable Path caBundle;
+    private @Nullable Path clientCert;
+    private @Nullable Path clientKey;
+
+    private Builder(ClusterConfig from) {
+      endpoints = from.endpoints;
+      name = from.name;
+      keyPrefix = from.keyPrefix;
+      leaseTtlS = from.leaseTtlS;
+      requestTimeoutS = from.requestTimeoutS;
+      loadIntervalS = from.loadIntervalS;
+      user = from.user;
+      passwordEnv = from.passwordEnv;
+      password = from.password;
+      caBundle = from.caBundle;
+      clientCert = from.clientCert;
+      clientKey = from.clientKey;
+    }
+
+    public Builder endpoints(List<URI> value) {
+      endpoints = value;
+      return this;
+    }
+
+    public Builder name(@Nullable String value) {
+      name = value;
+      return this;
+    }
+
+    public Builder keyPrefix(String value) {
+      keyPrefix = value;
+      return this;
+    }
+
+    public Builder leaseTtlS(int value) {
+      leaseTtlS = value;
+      return this;
+    }
+
+    public Builder requestTimeoutS(double value) {
+      requestTimeoutS = value;
+      return this;
+    }
+
+    public Builder loadIntervalS(double value) {
+      loadIntervalS = value;
+      return this;
+    }
+
+    public Builder user(@Nullable String value) {
+      user = value;
+      return this;
+    }
+
+    public Builder passwordEnv(@Nullable String value) {
+      passwordEnv = value;
+      return this;
+    }
+
+    public Builder password(ClusterPassword value) {
+      password = value;
+      return this;
+    }
+
+    public Builder caBundle(@Nullable Path value) {
+      caBundle = value;
+      return this;
+    }
+
+    public Builder clientCert(@Nullable Path value) {
+      clientCert = value;
+      return this;
+    }
+
+    public Builder clientKey(@Nullable Path value) {
+      clientKey = value;
+      return this;
+    }
+
+    public ClusterConfig build() {
+      return new ClusterConfig(endpoints, name, keyPrefix, leaseTtlS, requestTimeoutS, loadIntervalS, user, passwordEnv, password, caBundle, clientCert, clientKey);
+    }
   }
 
   /** True when the etcd endpoints are reached over TLS. */
