@@ -67,6 +67,8 @@ final class TenantShares {
     boolean busy;
     /** Changed by what was read: rebalanced once the whole batch of changes is applied. */
     boolean dirty;
+    /** A refusal's demand is on its way to the loop: later refusals add nothing until it runs. */
+    final java.util.concurrent.atomic.AtomicBoolean demandQueued = new java.util.concurrent.atomic.AtomicBoolean();
     long lastDemandNanos = Long.MIN_VALUE / 2;
 
     Budget(String tenant, TenantQuota quota, int units) {
@@ -91,6 +93,8 @@ final class TenantShares {
   private final ClusterNode node;
   private final Admission admission;
   private final Map<String, Budget> budgets = new LinkedHashMap<>();
+  /** What {@link #state} shows, rebuilt on the loop: the state endpoint reads it from other threads. */
+  private volatile Map<String, Object> shown = Map.of();
 
   TenantShares(ClusterNode node, Admission admission, Map<String, TenantQuota> quotas) {
     this.node = node;
@@ -104,7 +108,15 @@ final class TenantShares {
       budgets.put(tenant, b);
       // Until this replica has claimed a share it admits none of the tenant: the sum must hold.
       applyLocally(b, 0);
-      quota.reportDemandTo((q, kind) -> node.loop().execute(() -> demand(b)));
+      quota.reportDemandTo((q, kind) -> {
+        // Called under the admission lock, for every refusal: one task on the loop at a time.
+        if (b.demandQueued.compareAndSet(false, true)) {
+          node.loop().execute(() -> {
+            b.demandQueued.set(false);
+            demand(b);
+          });
+        }
+      });
     });
   }
 
@@ -190,6 +202,7 @@ final class TenantShares {
         rebalance(b);
       }
     }
+    refreshShown();
   }
 
   /** After joining (or rejoining under a new lease): claim a share of every budget. */
@@ -218,6 +231,7 @@ final class TenantShares {
         rebalance(b);
       }
     }
+    refreshShown();
   }
 
   /** Re-reads and re-claims after etcd came back (the view may have missed changes). */
@@ -352,8 +366,12 @@ final class TenantShares {
     return applied;
   }
 
-  /** For {@code /narwhal/state}: each tenant's share here, of its budget. */
+  /** For {@code /narwhal/state}: each tenant's share here, of its budget (as of the last quarter second). */
   Map<String, Object> state() {
+    return shown;
+  }
+
+  private void refreshShown() {
     Map<String, Object> out = new LinkedHashMap<>();
     for (Budget b : budgets.values()) {
       Map<String, Object> m = new LinkedHashMap<>();
@@ -364,7 +382,7 @@ final class TenantShares {
       m.put("peers", b.peers.values().stream().mapToInt(Share::units).sum());
       out.put(b.tenant, m);
     }
-    return out;
+    shown = java.util.Collections.unmodifiableMap(out);
   }
 
   private static String encode(int units, boolean wants) {

@@ -91,7 +91,7 @@ final class ReplicaProcesses implements AutoCloseable {
         "  ],",
         "  \"slo\": {\"ttft_s\": 2.0, \"tpot_s\": 0.1},",
         "  \"serving\": {\"admission\": \"open\", \"prefill_timeout_s\": 30},",
-        "  \"engine\": {\"first_token_timeout_s\": 30},",
+        extra.contains("\"engine\"") ? "" : "  \"engine\": {\"first_token_timeout_s\": 30},",
         extra.isEmpty() ? "" : "  " + extra + ",",
         "  \"cluster\": {\"endpoints\": [\"" + etcd.clientUrl() + "\"], \"key_prefix\": \"" + prefix
             + "\", \"lease_ttl_s\": " + LEASE_TTL_S + ", \"request_timeout_s\": 0.5}",

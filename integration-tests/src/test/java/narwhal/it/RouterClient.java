@@ -23,6 +23,11 @@ final class RouterClient {
   private final HttpClient http =
       HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
 
+  /** The router's base URL, e.g. {@code http://127.0.0.1:8000}. */
+  String base() {
+    return base;
+  }
+
   RouterClient(String base) {
     this.base = base;
   }
