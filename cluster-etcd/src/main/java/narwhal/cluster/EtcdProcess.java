@@ -32,8 +32,18 @@ public final class EtcdProcess implements AutoCloseable {
   private final int peerPort;
   private final boolean ownsDataDir;
   private volatile @Nullable Process process;
-  /** Kills etcd if this JVM exits first (a test killed on its timeout must not leave it running). */
+  private final java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
+  /**
+   * Kills etcd if this JVM exits without closing it (a test stopped on its timeout must not leave
+   * it running). It first gives the JVM's other shutdown work a few seconds to close it in order:
+   * a demo's routers leave the cluster before their etcd goes.
+   */
   private final Thread reaper = new Thread(() -> {
+    try {
+      closed.await(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     Process p = process;
     if (p != null) {
       p.destroyForcibly();
@@ -227,6 +237,7 @@ public final class EtcdProcess implements AutoCloseable {
   @Override
   public void close() {
     kill();
+    closed.countDown();
     try {
       Runtime.getRuntime().removeShutdownHook(reaper);
     } catch (IllegalStateException e) {

@@ -60,7 +60,8 @@ class ReplicaLoadBalanceTest {
         assertThat(s.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
       }
 
-      // Steady state: closed loops of odd size through each replica; sampled, the engines stay within one.
+      // Steady state: closed loops of odd size through each replica, streams of varied length (equal
+      // ones would end, and arrive again, in lockstep on both replicas); sampled, the engines stay within one.
       int[] gaps = new int[200];
       int n = 0;
       try (ClosedLoops loops = new ClosedLoops(replicas, new int[] {5, 5}, 150)) {
@@ -96,10 +97,12 @@ class ReplicaLoadBalanceTest {
       for (int r = 0; r < perReplica.length; r++) {
         int replica = r;
         for (int c = 0; c < perReplica[r]; c++) {
+          long seed = replica * 100L + c;
           Thread t = new Thread(() -> {
+            java.util.Random random = new java.util.Random(seed);
             while (running) {
               try {
-                stream(replicas, replica, tokens).get(60, TimeUnit.SECONDS);
+                stream(replicas, replica, tokens + random.nextInt(tokens)).get(60, TimeUnit.SECONDS);
               } catch (Exception e) {
                 // the assertion is on the engines' balance; a failed stream just starts the next
               }
