@@ -50,6 +50,27 @@ class ReplicaLayoutVersionTest {
     }
   }
 
+  @Test
+  void etcdAwayAtStart_replicaServesNotReady_untilItHasJoined() {
+    EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    try (EtcdProcess etcd = EtcdProcess.start(); DemoFleet fleet = DemoFleet.start(1, 1,
+        RoutedFleet.fastEngines().build(), group)) {
+      etcd.pause();
+      FleetConfig config = fleet.config().withCluster(ClusterConfig.of(List.of(etcd.clientUrl()))
+          .withKeyPrefix("/late").withName("r-late"));
+      try (RouterServer router = RouterServer.start(config, "127.0.0.1", 0, null)) {
+        RouterClient client = new RouterClient("http://127.0.0.1:" + router.port());
+        assertThat(client.get("/ready").statusCode()).isEqualTo(503);
+        assertThat(router.router().notReadyReason()).startsWith("cluster joining");
+        etcd.resume();
+        narwhal.testing.Poll.until("the replica joins once etcd answers", java.time.Duration.ofSeconds(20),
+            () -> client.get("/ready").statusCode() == 200);
+      }
+    } finally {
+      group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+  }
+
   private static ByteSequence bytes(String s) {
     return ByteSequence.from(s, StandardCharsets.UTF_8);
   }

@@ -246,6 +246,21 @@ public final class RouterServer implements AutoCloseable {
         new EngineFacts(config, engineTransport, dialects), monitorLoop, readmissions);
     RoleController controller = new RoleController(config, fleet, router.profiles(), monitorLoop, journal,
         Clock.systemUTC(), metrics, passes);
+    if (config.cluster() != null) {
+      // Not ready from the first request on until the replica has joined and caught up: the
+      // front-end opens before the join (the replica's default name is its bound port).
+      router.attachCluster(new narwhal.core.cluster.ClusterStatus() {
+        @Override
+        public @Nullable String notReadyReason() {
+          return "cluster joining: not connected to etcd yet";
+        }
+
+        @Override
+        public @Nullable Map<String, Object> state() {
+          return Map.of("status", "joining");
+        }
+      });
+    }
     HttpFrontEndOptions options = httpOptions(config, host, port)
         .withTls(tls == null ? null : tls.serverTls().httpContext());
     HttpFrontEnd http;
