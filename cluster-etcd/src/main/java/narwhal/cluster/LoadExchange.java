@@ -43,6 +43,11 @@ import org.slf4j.LoggerFactory;
  * Placement, predictive admission and the controller read those sums: fleet-wide load, no etcd
  * request per decision, and at most one interval old.
  *
+ * <p>Each datagram also carries the engines the sender holds in quarantine (a failed leg keeps its
+ * engine out of placement for {@code recovery.failure_quarantine_s}) and for how much longer, so a
+ * quarantine decided on one replica holds on every replica within one interval, without an etcd
+ * write per failed leg.
+ *
  * <p>Datagrams are authenticated (HMAC-SHA256 with the fleet's key from {@code secret} in etcd),
  * must come from a live member's current incarnation (its lease) with a rising sequence, are
  * bounded in size and parsed defensively: anything else is counted as rejected and dropped. A
@@ -54,6 +59,8 @@ final class LoadExchange implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LoadExchange.class);
   private static final int MAC_BYTES = 32;
   private static final int MAX_DATAGRAM = 60_000;
+  /** The longest quarantine a peer's datagram may impose (ten minutes): longer is a malformed value. */
+  private static final long MAX_QUARANTINE_MS = 600_000;
 
   /** One peer's latest datagram: its work per engine and its arrival totals. */
   private record PeerLoad(long incarnation, long seq, Map<String, PeerWork> work, Arrivals arrivals, long atNanos) {}
@@ -204,6 +211,17 @@ final class LoadExchange implements AutoCloseable {
       }
     }
     body.put("e", work);
+    Map<String, Object> quarantined = new LinkedHashMap<>();
+    long now = loop.nanoTime();
+    for (EngineState e : fleet.engines()) {
+      long left = e.quarantineRemainingNanos(now);
+      if (left > 0) {
+        quarantined.put(e.iid(), left / 1_000_000);
+      }
+    }
+    if (!quarantined.isEmpty()) {
+      body.put("q", quarantined);
+    }
     Arrivals a = fleet.arrivals().ownTotal();
     body.put("a", new long[] {a.count(), a.promptTokens(), a.wantedTokens()});
     byte[] json = ClusterJson.write(body).getBytes(StandardCharsets.UTF_8);
@@ -254,6 +272,18 @@ final class LoadExchange implements AutoCloseable {
           work.put(f.getKey(), new PeerWork((int) Math.min(Integer.MAX_VALUE, w.get(0).asLong()),
               (int) Math.min(Integer.MAX_VALUE, w.get(1).asLong()), w.get(2).asLong(), w.get(3).asLong(),
               w.get(4).asLong()));
+        }
+      });
+    }
+    JsonNode q = v.get("q");
+    if (q != null && q.isObject()) {
+      long now = loop.nanoTime();
+      q.fields().forEachRemaining(f -> {
+        EngineState engine = fleet.get(f.getKey());
+        long ms = f.getValue().canConvertToLong() ? f.getValue().asLong() : 0;
+        // A peer's quarantine, bounded: a crafted value must not keep an engine out for long.
+        if (engine != null && ms > 0) {
+          engine.quarantineUntil(now + Math.min(ms, MAX_QUARANTINE_MS) * 1_000_000);
         }
       });
     }

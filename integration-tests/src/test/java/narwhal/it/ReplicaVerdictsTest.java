@@ -82,7 +82,26 @@ class ReplicaVerdictsTest {
       until("d0 back in placement on every replica", Duration.ofSeconds(10),
           () -> views[0].inPlacement() && views[1].inPlacement() && views[2].inPlacement());
       State r1 = State.of(replicas.client(1));
-      assertThat(r1.engine("d0").path("state").asText()).isEqualTo("active");
+      // Back in placement (a quarantine r0 set for the failures it saw may still be running: shared too).
+      assertThat(r1.engine("d0").path("state").asText()).isIn("active", "quarantined");
+    }
+  }
+
+  @Test
+  void aQuarantineOneReplicaStarts_holdsOnTheOthersTooWithinALoadInterval() throws Exception {
+    try (Replicas replicas = Replicas.start(2, 1, 2, c -> fastBreaker(c)
+        .withRecovery(fastBreaker(c).recovery().withFailureQuarantineS(3)))) {
+      until("both replicas are ready", () -> ready(replicas));
+      // One failed decode on d0 through r0: r0 retries on d1 and quarantines d0.
+      replicas.sim("d0").setFaults(FaultPlan.of("status=500,phase=decode,count=1"));
+      HttpResponse<String> r = replicas.client(0).post("/v1/completions", body("quarantine"));
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+      long now = System.nanoTime();
+      assertThat(replicas.engine(0, "d0").isQuarantined(now)).as("r0 quarantined d0").isTrue();
+      until("r1 holds d0 in quarantine too", Duration.ofSeconds(2),
+          () -> replicas.engine(1, "d0").isQuarantined(System.nanoTime()));
+      assertThat(State.of(replicas.client(1)).engine("d0").path("state").asText()).isEqualTo("quarantined");
+      assertThat(replicas.engine(1, "d0").inPlacement()).as("a quarantine, not a breaker verdict").isTrue();
     }
   }
 

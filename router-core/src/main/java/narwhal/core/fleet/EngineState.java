@@ -183,6 +183,11 @@ public final class EngineState {
     return nowNanos < quarantinedUntilNanos.get();
   }
 
+  /** How long this engine stays quarantined from {@code nowNanos} on; 0 when it is not. */
+  public long quarantineRemainingNanos(long nowNanos) {
+    return Math.max(0, quarantinedUntilNanos.get() - nowNanos);
+  }
+
   /** Keeps this engine out of placement until {@code untilNanos} (never shortens a quarantine). */
   public void quarantineUntil(long untilNanos) {
     quarantinedUntilNanos.accumulateAndGet(untilNanos, Math::max);
