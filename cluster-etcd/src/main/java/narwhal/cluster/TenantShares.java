@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * wanting and every replica with idle units gives half of them back. Until a share grows, requests
  * over it are refused (429) as at any tenant limit: the price of a budget that holds.
  *
- * <p>Confined to the cluster's loop; refusals reach it through {@link ShareDemand}.
+ * <p>Confined to the cluster's loop; refusals reach it through {@link ShareDemand}. Slightly over
+ * 400 lines: the share protocol and the argument that it never over-admits belong in one place.
  */
 final class TenantShares {
 

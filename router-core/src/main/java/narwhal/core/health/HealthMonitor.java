@@ -52,7 +52,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>All state is confined to {@code loop}; reports from other threads hop onto it. Event rows
  * are {@link BreakerJournal}'s, the whole-wave hold {@link RestartWave}'s and the choice of probe
- * partners {@link ProbePairs}'; this class decides when an engine leaves and returns.
+ * partners {@link ProbePairs}'; this class decides when an engine leaves and returns. With router
+ * replicas its decisions go out through a {@link VerdictBus} and theirs come in through {@link
+ * #applyShared}. Over 400 lines because every way an engine leaves or returns placement is decided
+ * here, in one order, on one loop.
  */
 public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
 
