@@ -24,6 +24,7 @@ final class ClusterMetrics {
   private final Counter verdictsPublished;
   private final Counter verdictsApplied;
   private final Counter movesApplied;
+  private final Counter leasesLost;
   private final Map<String, Counter> packets = new LinkedHashMap<>();
 
   ClusterMetrics(RouterMetrics metrics) {
@@ -43,6 +44,9 @@ final class ClusterMetrics {
         "direction", "applied");
     movesApplied = metrics.counter("narwhal_cluster_role_moves_applied_total",
         "Role moves the elected controller of another replica committed, applied here.");
+    leasesLost = metrics.counter("narwhal_cluster_leases_lost_total",
+        "Times this replica's lease lapsed in etcd while it ran (it could not renew for a TTL) and it registered "
+            + "again: its election and tenant shares lapsed with it.");
     for (String result : List.of("sent", "received", "rejected")) {
       packets.put(result, metrics.counter("narwhal_cluster_load_packets_total",
           "Load packets exchanged with the other replicas: sent, received (applied), rejected (malformed, "
@@ -79,6 +83,10 @@ final class ClusterMetrics {
 
   void verdictApplied() {
     verdictsApplied.inc();
+  }
+
+  void leaseLost() {
+    leasesLost.inc();
   }
 
   void moveApplied() {

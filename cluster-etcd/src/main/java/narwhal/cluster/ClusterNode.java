@@ -411,6 +411,7 @@ public final class ClusterNode implements ClusterStatus, AutoCloseable {
   /** The lease lapsed at etcd (this replica was paused or cut off too long): register anew. */
   private void sessionLost() {
     log.warn("cluster: this replica's lease lapsed in etcd; registering again under a new lease");
+    metrics.leaseLost();
     lease = 0;
     roles().sessionLost();
     tenants().sessionLost();

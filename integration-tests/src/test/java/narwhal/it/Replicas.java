@@ -61,7 +61,7 @@ final class Replicas implements AutoCloseable {
   FleetConfig config(int i) {
     FleetConfig c = tweak.apply(fleet.config());
     ClusterConfig cluster = c.cluster() != null ? c.cluster()
-        : ClusterConfig.of(List.of(etcd.clientUrl())).withLeaseTtlS(3);
+        : ClusterConfig.of(List.of(etcd.clientUrl()));
     return c.withCluster(cluster.withName("r" + i).withKeyPrefix(prefix));
   }
 
