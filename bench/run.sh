@@ -24,6 +24,11 @@
 #                                arms: cache-aware from events, approximate, priced without cache, round robin;
 #                                attainment, TTFT, hit ratio, prediction, router CPU, goodput
 #                                -> bench/results/cache-<timestamp>/README.md
+#   bench/run.sh replicas [flags] one router against two active-active replicas (cluster over a throwaway etcd,
+#                                the etcd binary from Debian's etcd-server) on the same engines and streams: req/s,
+#                                CPU per token, added TTFT, etcd requests per client request; then the elected
+#                                controller SIGKILLed (time to a new leader) and engine faults one replica sees
+#                                (time until every replica applied the verdict), p50/p99 -> bench/results/replicas-*/
 #   bench/run.sh wakeup [flags]  what a wake-up after an idle gap costs on this machine: a loopback echo server
 #                                pinned to the proxy's CPU (asleep in epoll_wait between messages, as the router)
 #                                and a prober pinned to another, round-trip p50/p90/p99 per idle gap (default
@@ -89,7 +94,7 @@ case " $mode $* " in
 esac
 
 needs_nginx=yes
-case "$mode" in ceiling|profile|adaptive|cache|wakeup) needs_nginx=no ;; esac
+case "$mode" in ceiling|profile|adaptive|cache|wakeup|replicas) needs_nginx=no ;; esac
 case " $* " in *" --arms "*|*" --arms="*) [[ " $* " == *nginx* ]] || needs_nginx=no ;; esac
 nginx_bin="$(command -v nginx || true)"
 [ -z "$nginx_bin" ] && [ -x /usr/sbin/nginx ] && nginx_bin=/usr/sbin/nginx
@@ -144,13 +149,20 @@ case "$mode" in
     run_bench adaptive --repo "$repo" --router-jar "$work/narwhal-router.jar" --command "$cmdline" "$@" ;;
   cache)
     run_bench cache --repo "$repo" --router-jar "$work/narwhal-router.jar" --command "$cmdline" "$@" ;;
+  replicas)
+    if ! command -v etcd >/dev/null 2>&1 && [ ! -x /usr/bin/etcd ]; then
+      echo "[bench] installing etcd-server (Debian package) for the replicas' etcd"
+      sudo_if_needed apt-get update -qq
+      sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq etcd-server >/dev/null
+    fi
+    run_bench replicas --repo "$repo" --router-jar "$work/narwhal-router.jar" --command "$cmdline" "$@" ;;
   ceiling)
     run_bench ceiling --repo "$repo" --router-jar "$work/narwhal-router.jar" --command "$cmdline" "$@" ;;
   wakeup)
     # Pins its own two children (echo server, prober) with taskset, and moves itself off the echo's CPU.
     run_bench wakeup --command "$cmdline" "$@" ;;
   *)
-    echo "bench/run.sh: unknown mode '$mode' (sweep, profile, ceiling, smoke, adaptive, cache, wakeup, jmh, help; --help lists them)" >&2
+    echo "bench/run.sh: unknown mode '$mode' (sweep, profile, ceiling, smoke, adaptive, cache, replicas, wakeup, jmh, help; --help lists them)" >&2
     exit 2 ;;
 esac
 }

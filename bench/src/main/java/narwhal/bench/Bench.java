@@ -35,7 +35,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "narwhal bench", mixinStandardHelpOptions = true, scope = ScopeType.INHERIT,
     versionProvider = BenchVersion.class, usageHelpWidth = 110,
     description = "The benchmark harness: the direct, narwhal and nginx arms against the same simulated engines.",
-    subcommands = {Bench.Sweep.class, Bench.Profile.class, Bench.Smoke.class, CeilingCommand.class, narwhal.bench.adaptive.AdaptiveCommand.class, narwhal.bench.cache.CacheCommand.class, Bench.Cpus.class,
+    subcommands = {Bench.Sweep.class, Bench.Profile.class, Bench.Smoke.class, CeilingCommand.class, ReplicasCommand.class, narwhal.bench.adaptive.AdaptiveCommand.class, narwhal.bench.cache.CacheCommand.class, Bench.Cpus.class,
         narwhal.bench.wakeup.WakeupCommand.class,
         HelpCommand.class},
     footer = {"", "bench/run.sh (which bin/narwhal bench runs) also has 'jmh [JMH args]': the JMH microbenchmarks."})

@@ -28,6 +28,7 @@ public final class SimStats {
   private final AtomicLong finishedLength = new AtomicLong();
   private final AtomicLong finishedAbort = new AtomicLong();
   private final AtomicLong activeKvBlocks = new AtomicLong();
+  private final AtomicLong mostActiveRequests = new AtomicLong();
 
   SimStats() {}
 
@@ -50,6 +51,19 @@ public final class SimStats {
    */
   public long kvPulls() {
     return kvPulls.get();
+  }
+
+  /**
+   * The most responses that were active at once since the engine started or since {@link
+   * #resetMostActiveRequests}: exact, since each start compares the count it made.
+   */
+  public long mostActiveRequests() {
+    return mostActiveRequests.get();
+  }
+
+  /** Starts {@link #mostActiveRequests} over from the responses active now. */
+  public void resetMostActiveRequests() {
+    mostActiveRequests.set(activeRequests.get());
   }
 
   /** Streaming responses currently open. */
@@ -136,7 +150,7 @@ public final class SimStats {
   }
 
   void responseStarted(boolean streaming, int prompt, int kvBlocks) {
-    activeRequests.incrementAndGet();
+    mostActiveRequests.accumulateAndGet(activeRequests.incrementAndGet(), Math::max);
     if (streaming) {
       activeStreams.incrementAndGet();
     }

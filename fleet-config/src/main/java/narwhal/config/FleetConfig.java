@@ -24,6 +24,8 @@ import org.jspecify.annotations.Nullable;
  * @param continuation opt-in stream continuation
  * @param tenants client authentication and per-tenant limits (none: every caller is served)
  * @param cache cache-aware placement (off by default)
+ * @param cluster the etcd cluster active-active replicas share state through, or null for a router
+ *     that runs alone
  */
 public record FleetConfig(
     String model,
@@ -38,7 +40,8 @@ public record FleetConfig(
     ProfilesConfig profiles,
     ContinuationConfig continuation,
     TenantsConfig tenants,
-    CacheConfig cache) {
+    CacheConfig cache,
+    @Nullable ClusterConfig cluster) {
 
   /** The value of the fleet file's {@code schema} key. */
   public static final String SCHEMA = "narwhal.fleet";
@@ -76,7 +79,8 @@ public record FleetConfig(
         ProfilesConfig.defaults(),
         ContinuationConfig.defaults(),
         TenantsConfig.none(),
-        CacheConfig.defaults());
+        CacheConfig.defaults(),
+        null);
   }
 
   /** The engine with this instance id, if the fleet has one. */
@@ -158,6 +162,10 @@ public record FleetConfig(
     return toBuilder().cache(value).build();
   }
 
+  public FleetConfig withCluster(@Nullable ClusterConfig value) {
+    return toBuilder().cluster(value).build();
+  }
+
   /**
    * Builds a {@link FleetConfig} by name rather than by position; {@link #build} applies the
    * record's checks. Start from {@link FleetConfig#of} or a parsed fleet with {@link #toBuilder}.
@@ -176,6 +184,7 @@ public record FleetConfig(
     private ContinuationConfig continuation;
     private TenantsConfig tenants;
     private CacheConfig cache;
+    private @Nullable ClusterConfig cluster;
 
     private Builder(FleetConfig from) {
       model = from.model;
@@ -191,6 +200,7 @@ public record FleetConfig(
       continuation = from.continuation;
       tenants = from.tenants;
       cache = from.cache;
+      cluster = from.cluster;
     }
 
     public Builder model(String value) {
@@ -253,6 +263,11 @@ public record FleetConfig(
       return this;
     }
 
+    public Builder cluster(@Nullable ClusterConfig value) {
+      cluster = value;
+      return this;
+    }
+
     public Builder continuation(ContinuationConfig value) {
       continuation = value;
       return this;
@@ -261,7 +276,7 @@ public record FleetConfig(
     public FleetConfig build() {
       return new FleetConfig(
           model, hardware, engines, engineContract, slo, controller, serving, engine, recovery,
-          profiles, continuation, tenants, cache);
+          profiles, continuation, tenants, cache, cluster);
     }
   }
 }

@@ -82,6 +82,7 @@ public final class FleetFileParser {
     ContinuationConfig continuation = continuation(top);
     TenantsConfig tenants = TenantsParser.tenants(top);
     CacheConfig cache = CacheSectionParser.cache(top.object("cache"), engines);
+    ClusterConfig cluster = ClusterParser.cluster(top);
     top.finish();
     if (!ctx.problems().isEmpty()) {
       throw new FleetConfigException(ctx.problems().errors());
@@ -98,6 +99,7 @@ public final class FleetFileParser {
         .continuation(continuation)
         .tenants(tenants)
         .cache(cache)
+        .cluster(cluster)
         .build();
   }
 

@@ -40,9 +40,14 @@ class ConfigWithersTest {
   private static final ServingTlsConfig SERVING_TLS =
       ServingTlsConfig.of(Path.of("chain.pem"), Path.of("key.pem")).withClientCa(Path.of("ca.pem"), ClientAuthMode.REQUIRE);
 
+  /** The cluster section has no defaults (its endpoints are required): this sample stands in. */
+  private static final ClusterConfig CLUSTER = ClusterConfig.of(List.of(URI.create("http://127.0.0.1:2379")))
+      .toBuilder().clientCert(Path.of("client.pem")).clientKey(Path.of("client.key")).build();
+
   private static final Map<Class<?>, Object> SAMPLES =
       Map.ofEntries(
-          Map.entry(FleetConfig.class, FleetConfig.of("m", List.of(EngineSpec.of("d0", "http://127.0.0.1:8101", EngineRole.DECODE)))),
+          Map.entry(FleetConfig.class,
+              FleetConfig.of("m", List.of(EngineSpec.of("d0", "http://127.0.0.1:8101", EngineRole.DECODE)))),
           Map.entry(EngineConfig.class, EngineConfig.defaults()),
           Map.entry(EngineSpec.class, EngineSpec.of("p0", "http://127.0.0.1:8100", EngineRole.PREFILL)),
           Map.entry(ServingConfig.class, ServingConfig.defaults()),
@@ -51,8 +56,10 @@ class ConfigWithersTest {
           Map.entry(SloConfig.class, SloConfig.defaults()),
           Map.entry(EngineContract.class, EngineContract.defaults()),
           Map.entry(ServingTlsConfig.class, SERVING_TLS),
-          Map.entry(EngineTlsConfig.class, new EngineTlsConfig(Path.of("ca.pem"), Path.of("client.pem"), Path.of("client.key"), true)),
-          Map.entry(CacheConfig.class, CacheConfig.defaults()));
+          Map.entry(EngineTlsConfig.class,
+              new EngineTlsConfig(Path.of("ca.pem"), Path.of("client.pem"), Path.of("client.key"), true)),
+          Map.entry(CacheConfig.class, CacheConfig.defaults()),
+          Map.entry(ClusterConfig.class, CLUSTER));
 
   /**
    * Withers that set more than one field, or set a field from a value of another type, keyed by
@@ -191,6 +198,18 @@ class ConfigWithersTest {
     }
     if (type == Path.class) {
       return Path.of(current == null ? "changed.pem" : current + "-changed");
+    }
+    if (type == ClusterConfig.class && current == null) {
+      return CLUSTER;
+    }
+    if (type == ClusterPassword.class) {
+      return ClusterPassword.of(current == null || !((ClusterPassword) current).isSet() ? "changed-pw" : "other-pw");
+    }
+    if (type == List.class && current instanceof List<?> list && !list.isEmpty() && list.get(0) instanceof URI) {
+      // ClusterConfig.endpoints
+      List<Object> endpoints = new ArrayList<>(list);
+      endpoints.add(URI.create("http://127.0.0.1:2380"));
+      return List.copyOf(endpoints);
     }
     if (type == ServingTlsConfig.class && current == null) {
       return SERVING_TLS; // no defaults: a certificate and a key are required

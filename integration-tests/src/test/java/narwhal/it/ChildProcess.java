@@ -158,6 +158,26 @@ final class ChildProcess implements AutoCloseable {
     process.toHandle().destroy();
   }
 
+  /** The child's process id. */
+  long pid() {
+    return process.pid();
+  }
+
+  /** Sends the child {@code signal} (e.g. {@code STOP}, {@code CONT}, {@code KILL}) with kill(1). */
+  void signal(String signal) throws InterruptedException {
+    try {
+      new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start()
+          .waitFor(5, TimeUnit.SECONDS);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** True while the child runs (a stopped child runs). */
+  boolean alive() {
+    return process.isAlive();
+  }
+
   /** Kills the child (SIGKILL) if it still runs and waits for it to go. */
   @Override
   public void close() throws InterruptedException {

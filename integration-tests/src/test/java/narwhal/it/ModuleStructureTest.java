@@ -153,6 +153,21 @@ class ModuleStructureTest {
   }
 
   @Test
+  void onlyTheClusterModuleKnowsEtcd() {
+    Set<String> etcdUsers = new TreeSet<>();
+    uses.forEach((from, tos) -> {
+      if (tos.stream().anyMatch(to -> to.startsWith("io.etcd"))) {
+        etcdUsers.add(from);
+      }
+    });
+    assertThat(etcdUsers).as("packages that use the etcd client: the cluster module only").isNotEmpty()
+        .allMatch(p -> p.startsWith("narwhal.cluster"));
+    assertThat(dependenciesOf("narwhal.core", "narwhal.api", "narwhal.spi", "narwhal.http", "narwhal.grpc"))
+        .as("the core and the front-ends use the cluster through their own hooks, never its module")
+        .noneMatch(p -> p.startsWith("narwhal.cluster"));
+  }
+
+  @Test
   void grpcIsUsedOnlyWhereItIsServed() {
     assertThat(moduleOfPackage).containsEntry("narwhal.grpc.v1", moduleOfPackage.get("narwhal.grpc"));
     Set<String> grpcUsers = new TreeSet<>();

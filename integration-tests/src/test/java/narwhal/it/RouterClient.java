@@ -23,13 +23,13 @@ final class RouterClient {
   private final HttpClient http =
       HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
 
-  RouterClient(String base) {
-    this.base = base;
-  }
-
-  /** The router's base URL, {@code http://127.0.0.1:PORT}. */
+  /** The router's base URL, e.g. {@code http://127.0.0.1:8000}. */
   String base() {
     return base;
+  }
+
+  RouterClient(String base) {
+    this.base = base;
   }
 
   /** A whole response: status, headers and body text. */

@@ -18,9 +18,15 @@ import narwhal.config.FleetConfig;
 import narwhal.sim.SimOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
-/** {@code narwhal demo}: two prefill and two decode simulated engines plus the router, one process. */
+/**
+ * {@code narwhal demo}: two prefill and two decode simulated engines plus the router, one process;
+ * with {@code --replicas N}, N routers on consecutive ports sharing the fleet through a throwaway
+ * etcd (the {@code etcd} binary on the PATH), so an ejection or a role move can be watched
+ * appearing on every replica.
+ */
 @Command(name = "demo", sortOptions = false,
     description = "A simulated fleet (2 prefill + 2 decode engines) plus the router, in one process.")
 final class DemoCommand implements Callable<Integer> {
@@ -31,6 +37,11 @@ final class DemoCommand implements Callable<Integer> {
   @Mixin
   private ListenFlags listen;
 
+  @Option(names = "--replicas", paramLabel = "N", description = {"routers to run over the one fleet, on consecutive "
+      + "ports from --port (gRPC from --grpc-port), sharing it through a throwaway etcd: needs the etcd binary "
+      + "on the PATH (Debian: apt-get install etcd-server); default ${DEFAULT-VALUE}"})
+  private int replicas = 1;
+
   private DemoCommand() {}
 
   @Override
@@ -40,6 +51,13 @@ final class DemoCommand implements Callable<Integer> {
     // Before preflight, which may spend a while probing engines, so a typo fails at once.
     listen.validate();
     Integer grpcPort = listen.grpcPort();
+    if (replicas < 1 || replicas > 16) {
+      narwhal.err.println("narwhal demo: --replicas must be from 1 to 16, got " + replicas);
+      return CheckCommand.CONFIG_ERROR;
+    }
+    if (replicas > 1) {
+      return DemoReplicas.run(narwhal, listen, grpcPort, replicas);
+    }
     EventLoopGroup simGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     // Visible pacing: a token every 20 ms, so streaming can be watched in a terminal.
     // Nothing in the demo reads what the engines received: keep no record of it (SimFlags says why).
@@ -107,7 +125,7 @@ final class DemoCommand implements Callable<Integer> {
    * than the first-token timeout to serve its very first stream, and the first curl a person
    * pastes should not be the one that pays for class loading.
    */
-  private static void warmUp(String base) {
+  static void warmUp(String base) {
     HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     String body = "{\"model\":\"" + DemoFleet.MODEL + "\",\"prompt\":\"warm up\",\"max_tokens\":2,\"stream\":true}";
     for (int i = 0; i < 4; i++) {

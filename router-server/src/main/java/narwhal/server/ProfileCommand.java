@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import narwhal.cluster.Cluster;
 import narwhal.config.EngineSpec;
 import narwhal.config.FleetConfig;
 import narwhal.core.profile.ProfileRow;
@@ -164,6 +165,17 @@ final class ProfileCommand implements Callable<Integer> {
         ordered.add(rows.get(e.iid()));
       }
     }
-    ProfilesFile.write(target, new ProfilesDocument(ordered));
+    ProfilesDocument doc = new ProfilesDocument(ordered);
+    ProfilesFile.write(target, doc);
+    if (config.cluster() != null) {
+      // One run serves every replica: they install what etcd holds, and the file stays a copy.
+      publishToCluster(config, doc);
+    }
+  }
+
+  private void publishToCluster(FleetConfig config, ProfilesDocument doc) {
+    Cluster.publishProfiles(config.cluster(), doc);
+    narwhal.err.println("narwhal profile: wrote the profiles to etcd (" + config.cluster().keyPrefix()
+        + "/profiles) for every replica");
   }
 }

@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import narwhal.cluster.Cluster;
 import narwhal.config.FleetConfig;
 import narwhal.core.checks.EngineChecks;
 import narwhal.core.control.RoleController;
@@ -76,6 +77,8 @@ public final class RouterServer implements AutoCloseable {
   private final ServingProfiles profiles;
   /** Cache-aware placement's index (nothing when {@code cache.mode} is off). */
   private final ServingCache cache;
+  /** This replica's membership of its cluster, or null for a router that runs alone. */
+  private final @Nullable Cluster cluster;
   private final AtomicBoolean closed = new AtomicBoolean();
   /** See {@link HealthMonitor#holdUntilReadmitted}: engines that failed preflight, served anyway. */
   void holdUntilReadmitted(java.util.Collection<String> iids, String why) {
@@ -92,9 +95,10 @@ public final class RouterServer implements AutoCloseable {
       NettyEngineTransport transport,
       HealthMonitor health, RoleController controller, Journal journal, DisaggregatedRouter router,
       HttpFrontEnd http, Duration gracefulTimeout, TracingSetup tracing, ServingProfiles profiles,
-      ServingCache cache, @Nullable FrontEndTls tls) {
+      ServingCache cache, @Nullable FrontEndTls tls, @Nullable Cluster cluster) {
     this.profiles = profiles;
     this.cache = cache;
+    this.cluster = cluster;
     this.tls = tls;
     this.gracefulTimeout = gracefulTimeout;
     this.tracing = tracing;
@@ -250,6 +254,21 @@ public final class RouterServer implements AutoCloseable {
     RoleController controller = new RoleController(config, fleet, router.profiles(), monitorLoop, journal,
         Clock.systemUTC(), metrics, passes);
     ServingCache cache = ServingCache.start(config, router, metrics);
+    if (config.cluster() != null) {
+      // Not ready from the first request on until the replica has joined and caught up: the
+      // front-end opens before the join (the replica's default name is its bound port).
+      router.attachCluster(new narwhal.core.cluster.ClusterStatus() {
+        @Override
+        public @Nullable String notReadyReason() {
+          return "cluster joining: not connected to etcd yet";
+        }
+
+        @Override
+        public @Nullable Map<String, Object> state() {
+          return Map.of("status", "joining");
+        }
+      });
+    }
     HttpFrontEndOptions options = httpOptions(config, host, port)
         .withTls(tls == null ? null : tls.serverTls().httpContext());
     HttpFrontEnd http;
@@ -263,6 +282,22 @@ public final class RouterServer implements AutoCloseable {
       transport.close();
       throw StartupFailure.listen("HTTP", host, port, e);
     }
+    Cluster cluster = null;
+    if (config.cluster() != null) {
+      try {
+        // Before the breaker and the controller start: both follow the cluster from their first pass.
+        cluster = Cluster.join(config.cluster(), host, http.port(), NarwhalVersion.version(), router, health,
+            controller, profiles::install, monitorLoop, metrics,
+            Math.max(10_000, Math.round(config.cluster().requestTimeoutS() * 4000) + 1000));
+      } catch (RuntimeException e) {
+        http.close();
+        profiles.close();
+        health.close();
+        journal.close();
+        transport.close();
+        throw e;
+      }
+    }
     log.info("narwhal serving model '{}' on {}://{}:{} with {} engines{}", config.model(),
         tls == null ? "http" : "https", host, http.port(), config.engines().size(),
         tls == null ? "" : " (" + tls.serverTls().describe() + ")");
@@ -270,7 +305,8 @@ public final class RouterServer implements AutoCloseable {
     health.start();
     controller.start();
     return new RouterServer(boss, workers, io, ownsGroups, transport, health, controller, journal, router, http,
-        Duration.ofMillis(Math.round(config.serving().gracefulTimeoutS() * 1000)), tracing, profiles, cache, tls);
+        Duration.ofMillis(Math.round(config.serving().gracefulTimeoutS() * 1000)), tracing, profiles, cache, tls,
+        cluster);
   }
 
   /** Says once, at start-up, whom the router serves: everyone, or only its tenants' keys. */
@@ -424,6 +460,10 @@ public final class RouterServer implements AutoCloseable {
     awaitCancellations();
     // After the connections: a decode still running is dropped by its (closed) connection or call.
     router.close();
+    if (cluster != null) {
+      // After the last request: leaving frees this replica's election and tenant shares at once.
+      cluster.close();
+    }
     controller.close();
     cache.close();
     profiles.close();

@@ -2,6 +2,7 @@ package narwhal.server;
 
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import narwhal.config.ClusterConfig;
 import narwhal.config.FleetConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -35,6 +36,11 @@ final class ServeCommand implements Callable<Integer> {
           + "(skip preflight, e.g. when engines start after the router)"})
   private String preflight = "enforce";
 
+  @Option(names = "--replica-name", paramLabel = "NAME", description = {
+      "this replica's name among the routers of the fleet file's cluster section (default: cluster.name, else "
+          + "HOST:PORT)"})
+  private String replicaName;
+
   private ServeCommand() {}
 
   @Override
@@ -46,6 +52,20 @@ final class ServeCommand implements Callable<Integer> {
     FleetConfig config = FleetFiles.readOrReport("narwhal serve", fleet, narwhal.err, tls::applyTo);
     if (config == null) {
       return CheckCommand.CONFIG_ERROR;
+    }
+    if (replicaName != null) {
+      if (config.cluster() == null) {
+        narwhal.err.println("narwhal serve: --replica-name needs a cluster section in " + fleet);
+        narwhal.err.flush();
+        return CheckCommand.CONFIG_ERROR;
+      }
+      if (!ClusterConfig.validName(replicaName)) {
+        narwhal.err.println("narwhal serve: --replica-name must be 1-100 letters, digits, '.', '_', ':' or '-', "
+            + "starting with a letter or digit, got \"" + replicaName + "\"");
+        narwhal.err.flush();
+        return CheckCommand.CONFIG_ERROR;
+      }
+      config = config.withCluster(config.cluster().withName(replicaName));
     }
     java.util.Set<String> failedPreflight = new java.util.LinkedHashSet<>();
     if (!Preflight.gate(config, mode, narwhal.err, "narwhal serve", failedPreflight::addAll)) {

@@ -32,10 +32,43 @@ final class ServingProfiles implements AutoCloseable {
   /** Beyond the generation reads' own timeout (engine.health_timeout_s), before serving starts anyway. */
   private static final long SLACK_MILLIS = 1000;
 
-  private final @Nullable ProfileBinder binder;
+  private volatile @Nullable ProfileBinder binder;
+  /** What a binder made later (a profiles document arriving from the cluster) needs. */
+  private final @Nullable Later later;
 
-  private ServingProfiles(@Nullable ProfileBinder binder) {
+  private record Later(FleetConfig config, ProfileBook book, GenerationSource generations, Scheduler loop,
+      ReadmissionRecheck readmissions) {}
+
+  private ServingProfiles(@Nullable ProfileBinder binder, @Nullable Later later) {
     this.binder = binder;
+    this.later = later;
+  }
+
+  /**
+   * Installs a profiles document shared by the replicas (from etcd): it replaces the rows the
+   * router prices with, bound to the engines' generations as a file's are.
+   */
+  void install(ProfilesDocument doc) {
+    ProfileBinder b = binder;
+    if (b != null) {
+      b.replaceRows(doc);
+      return;
+    }
+    Later l = later;
+    if (l == null) {
+      return;
+    }
+    synchronized (this) {
+      if (binder == null) {
+        ProfileBinder made = new ProfileBinder(l.config().engines(), doc, l.book(), l.generations(), l.loop(),
+            recheckEveryNanos(l.config()));
+        l.readmissions().attach(made);
+        binder = made;
+        made.start();
+        return;
+      }
+    }
+    binder.replaceRows(doc);
   }
 
   /**
@@ -70,7 +103,7 @@ final class ServingProfiles implements AutoCloseable {
         none.put(e.iid(), ProfileStatus.none("no profiles file at " + path));
       }
       book.install(none);
-      return new ServingProfiles(null);
+      return new ServingProfiles(null, new Later(config, book, generations, loop, readmissions));
     }
     log.info("narwhal: {} engine profiles from {}", doc.rows().size(), path);
     ProfileBinder binder = new ProfileBinder(config.engines(), doc, book, generations, loop, recheckEveryNanos(config));
@@ -84,7 +117,7 @@ final class ServingProfiles implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    return new ServingProfiles(binder);
+    return new ServingProfiles(binder, null);
   }
 
   /**
@@ -98,8 +131,9 @@ final class ServingProfiles implements AutoCloseable {
 
   @Override
   public void close() {
-    if (binder != null) {
-      binder.close();
+    ProfileBinder b = binder;
+    if (b != null) {
+      b.close();
     }
   }
 }

@@ -31,6 +31,12 @@ public final class RouterProcess {
   /** As above, the router writing its journal to {@code journal} when it is not null. */
   public static ManagedProcess start(Path repo, @Nullable Path routerJar, String java, Path fleetFile, int port,
       String javaOptions, List<String> cpuPrefix, Path log, @Nullable Path journal) {
+    return start(repo, routerJar, java, fleetFile, port, javaOptions, cpuPrefix, log, journal, List.of());
+  }
+
+  /** As above, with more {@code serve} arguments (e.g. {@code --replica-name r1}). */
+  public static ManagedProcess start(Path repo, @Nullable Path routerJar, String java, Path fleetFile, int port,
+      String javaOptions, List<String> cpuPrefix, Path log, @Nullable Path journal, List<String> moreArgs) {
     List<String> cmd = new ArrayList<>(cpuPrefix);
     if (routerJar != null) {
       cmd.add(java);
@@ -44,7 +50,8 @@ public final class RouterProcess {
     if (journal != null) {
       cmd.addAll(List.of("--journal", journal.toString()));
     }
-    ManagedProcess p = ManagedProcess.start("router", cmd,
+    cmd.addAll(moreArgs);
+    ManagedProcess p = ManagedProcess.start(moreArgs.isEmpty() ? "router" : "router " + String.join(" ", moreArgs), cmd,
         Map.of("NARWHAL_JAVA_OPTS", javaOptions, "NARWHAL_LOG_LEVEL", "WARN"), log);
     try {
       p.awaitHttpOk(new HttpTarget("127.0.0.1", port).url() + "/ready", Duration.ofSeconds(90));

@@ -9,11 +9,12 @@ import org.jspecify.annotations.Nullable;
  * be absent when their arm is not run.
  */
 public record Targets(List<HttpTarget> prefill, List<HttpTarget> decode, @Nullable HttpTarget router,
-    @Nullable HttpTarget nginx, @Nullable HttpTarget nginxPrefill) {
+    @Nullable HttpTarget nginx, @Nullable HttpTarget nginxPrefill, List<HttpTarget> routers) {
 
   public Targets {
     prefill = List.copyOf(prefill);
     decode = List.copyOf(decode);
+    routers = List.copyOf(routers);
     if (prefill.isEmpty() || decode.isEmpty()) {
       throw new IllegalArgumentException("need at least one prefill and one decode engine");
     }
@@ -25,11 +26,18 @@ public record Targets(List<HttpTarget> prefill, List<HttpTarget> decode, @Nullab
     this(prefill, decode, router, nginx, null);
   }
 
+  /** One router (or none). */
+  public Targets(List<HttpTarget> prefill, List<HttpTarget> decode, @Nullable HttpTarget router,
+      @Nullable HttpTarget nginx, @Nullable HttpTarget nginxPrefill) {
+    this(prefill, decode, router, nginx, nginxPrefill, List.of());
+  }
+
   /** Where {@code arm} sends the streamed (decode) request. */
   public HttpTarget streamTarget(Arm arm, int roundRobin) {
     return switch (arm) {
       case DIRECT -> decode.get(Math.floorMod(roundRobin, decode.size()));
-      case NARWHAL -> require(router, "router");
+      // Several router replicas: the load is spread over them, request by request.
+      case NARWHAL -> routers.isEmpty() ? require(router, "router") : routers.get(Math.floorMod(roundRobin, routers.size()));
       case NGINX, NGINX_BOTH -> require(nginx, "nginx");
     };
   }

@@ -70,12 +70,14 @@ public final class Admission {
         refuse(seat, Seat.Refusal.MONITORING_DEGRADED);
       } else if (quota != null && quota.atInFlightLimit()) {
         refuse(seat, Seat.Refusal.TENANT_INFLIGHT);
+        quota.demand().atLimit(quota, ShareDemand.Kind.SEATS);
       } else if (!seatFree && queue.size() >= limits.queueCapacity()) {
         refuse(seat, Seat.Refusal.INFLIGHT_LIMIT);
       } else if (!seatFree && quota != null && quota.queueShareFull()) {
         refuse(seat, Seat.Refusal.TENANT_QUEUE);
       } else if (quota != null && (seat.retryAfterNanos = quota.takeToken(now)) > 0) {
         refuse(seat, Seat.Refusal.TENANT_RATE);
+        quota.demand().atLimit(quota, ShareDemand.Kind.RATE);
       } else if (seatFree) {
         inFlight++;
         seat.state = Seat.State.SEATED;
@@ -143,6 +145,36 @@ public final class Admission {
    */
   public void stopWhileDegraded(BooleanSupplier degradedNow) {
     this.degraded = degradedNow;
+  }
+
+  /**
+   * Sets how many seats this router may give {@code quota}'s tenant (its share of the tenant's
+   * {@code max_in_flight} when replicas share it). A share is never set below the seats the tenant
+   * holds here now: the result is what was applied, so a replica gives back only seats it does
+   * not use.
+   */
+  public synchronized int resizeTenantSeats(TenantQuota quota, int seats) {
+    int applied = Math.max(Math.max(0, seats), quota.held);
+    quota.seatLimit = applied;
+    return applied;
+  }
+
+  /** The seats (held or queued) {@code quota}'s tenant has at this router now. */
+  public synchronized int tenantHeld(TenantQuota quota) {
+    return quota.held;
+  }
+
+  /** The seats this router may give {@code quota}'s tenant now. */
+  public synchronized int tenantSeatLimit(TenantQuota quota) {
+    return quota.seatLimit;
+  }
+
+  /** Keeps {@code fraction} of {@code quota}'s tenant's rate and burst at this router (see {@link TokenBucket#rescale}). */
+  public synchronized void rescaleTenantRate(TenantQuota quota, double fraction, long nowNanos) {
+    TokenBucket bucket = quota.rate();
+    if (bucket != null) {
+      bucket.rescale(fraction, nowNanos);
+    }
   }
 
   /** Stops admitting: every later {@link #acquire} is refused with {@link Seat.Refusal#DRAINING}. */

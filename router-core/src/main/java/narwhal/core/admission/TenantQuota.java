@@ -18,6 +18,13 @@ public final class TenantQuota {
   // Guarded by the admission's lock.
   int held;
   int queued;
+  /**
+   * The seats this router may give the tenant: {@code maxInFlight} alone; with replicas, this
+   * router's share of it ({@link Admission#resizeTenantSeats}).
+   */
+  int seatLimit;
+  /** Told when a request is refused at this router's share (replicas rebalance shares on demand). */
+  private volatile ShareDemand demand = ShareDemand.NONE;
 
   /**
    * @param maxInFlight its requests seated or queued at once; 0 for no limit of its own
@@ -29,6 +36,21 @@ public final class TenantQuota {
     this.maxInFlight = maxInFlight;
     this.maxQueued = maxQueued;
     this.rate = rate;
+    this.seatLimit = maxInFlight;
+  }
+
+  /** The tenant's rate bucket, or null when it has no rate limit. */
+  public @Nullable TokenBucket rate() {
+    return rate;
+  }
+
+  /** Where refusals at this router's share are reported (replicas: the tenant-budget leases). */
+  public void reportDemandTo(ShareDemand demand) {
+    this.demand = java.util.Objects.requireNonNull(demand, "demand");
+  }
+
+  ShareDemand demand() {
+    return demand;
   }
 
   public String tenant() {
@@ -44,7 +66,7 @@ public final class TenantQuota {
   }
 
   boolean atInFlightLimit() {
-    return maxInFlight > 0 && held >= maxInFlight;
+    return maxInFlight > 0 && held >= seatLimit;
   }
 
   boolean queueShareFull() {

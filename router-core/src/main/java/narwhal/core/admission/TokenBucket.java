@@ -8,8 +8,10 @@ package narwhal.core.admission;
  */
 public final class TokenBucket {
 
-  private final double ratePerNano;
-  private final double burst;
+  private final double fullRatePerNano;
+  private final double fullBurst;
+  private double ratePerNano;
+  private double burst;
   private double tokens;
   private long refilledNanos;
   private boolean started;
@@ -19,9 +21,24 @@ public final class TokenBucket {
     if (!(ratePerS > 0) || !(burst >= 1)) {
       throw new IllegalArgumentException("a bucket needs a positive rate and a burst of at least 1");
     }
-    this.ratePerNano = ratePerS / 1e9;
+    this.fullRatePerNano = ratePerS / 1e9;
+    this.fullBurst = burst;
+    this.ratePerNano = fullRatePerNano;
     this.burst = burst;
     this.tokens = burst;
+  }
+
+  /**
+   * Keeps {@code fraction} (0 to 1) of the configured rate and burst: this router's share of a
+   * tenant's rate when replicas share it. Tokens above the new burst are dropped at once, so a
+   * shrinking share can never admit more than it now holds; a growing one fills at its new rate.
+   */
+  public void rescale(double fraction, long nowNanos) {
+    double f = Math.max(0, Math.min(1, fraction));
+    refill(nowNanos);
+    ratePerNano = fullRatePerNano * f;
+    burst = fullBurst * f;
+    tokens = Math.min(tokens, burst);
   }
 
   /**
@@ -33,6 +50,10 @@ public final class TokenBucket {
     if (tokens >= 1) {
       tokens -= 1;
       return 0;
+    }
+    if (ratePerNano <= 0 || burst < 1) {
+      // A share of none (replicas hold all of it): try again in a second, when shares may have moved.
+      return 1_000_000_000L;
     }
     return Math.max(1, (long) Math.ceil((1 - tokens) / ratePerNano));
   }

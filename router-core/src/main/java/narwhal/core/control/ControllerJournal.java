@@ -46,6 +46,26 @@ final class ControllerJournal {
     return true;
   }
 
+  /**
+   * A move the elected controller of another replica committed, applied here: an event row of its
+   * own ({@code role_moved}), so only the deciding replica's journal has the decision.
+   */
+  void appliedShared(String iid, narwhal.config.EngineRole from, narwhal.config.EngineRole to, String rule,
+      String byReplica) {
+    Map<String, Object> r = new LinkedHashMap<>();
+    r.put("kind", "event");
+    r.put("event", "role_moved");
+    r.put("at", nowEpochSeconds());
+    r.put("iid", iid);
+    r.put("from", from.configName());
+    r.put("to", to.configName());
+    r.put("rule", rule);
+    r.put("by", byReplica);
+    journal.record(r);
+    log.info("role move {} {} -> {} ({}) by replica {} applied", iid, from.configName(), to.configName(), rule,
+        byReplica);
+  }
+
   /** Nothing was called for: the next blocked or advisory decision is news again. */
   void quiet() {
     lastRepeatable = null;

@@ -36,6 +36,13 @@ final class MoveLedger {
     return anyPrefillToDecode ? now - lastPrefillToDecodeNanos : Long.MAX_VALUE;
   }
 
+  /** True when moving {@code iid} from {@code from} to {@code to} now would reverse its previous move. */
+  boolean wouldReverse(String iid, EngineRole from, EngineRole to, long now) {
+    LastMove before = last.get(iid);
+    return before != null && before.from() == to && before.to() == from
+        && now - before.atNanos() <= reversalWindowNanos;
+  }
+
   /**
    * Notes a move of {@code iid}; returns true when it reverses the engine's previous move (back
    * to the role it left) within the reversal window.

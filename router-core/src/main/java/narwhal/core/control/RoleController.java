@@ -66,6 +66,12 @@ public final class RoleController implements AutoCloseable {
   private int agreed;
   private Timer tickTimer = Timer.NONE;
   private boolean closed;
+  /** Who decides and where moves are committed; {@link RoleAuthority#LOCAL} for a router alone. */
+  private volatile RoleAuthority authority = RoleAuthority.LOCAL;
+  /** A move sent to be committed and not yet answered: no other decision until it is. */
+  private boolean committing;
+  /** The status this controller shows while it decides ({@code active} or {@code advisory}). */
+  private String decidingStatus = "active";
 
   public RoleController(FleetConfig config, Fleet fleet, ProfileBook profiles, Scheduler loop, Journal journal,
       Clock wallClock, RouterMetrics metrics) {
@@ -110,6 +116,40 @@ public final class RoleController implements AutoCloseable {
     return "no engine may move: every engine is pinned or has role both";
   }
 
+  /**
+   * Decides only while {@code authority} says so and commits every move through it (active-active
+   * replicas: the elected controller decides, the others keep their load windows current and
+   * follow). Call before {@link #start}.
+   */
+  public void decideThrough(RoleAuthority authority) {
+    this.authority = java.util.Objects.requireNonNull(authority, "authority");
+  }
+
+  /**
+   * Applies a role move the elected controller of another replica committed (or this one's own,
+   * seen again): placement follows it at once, it shows in {@code /narwhal/state}, and the guards
+   * remember it should this replica be elected later. A move that changes nothing is ignored.
+   */
+  public void applyShared(String iid, EngineRole to, String rule, boolean reversal, String byReplica,
+      boolean ownMove) {
+    loop.runInLoop(() -> {
+      EngineState engine = fleet.get(iid);
+      if (engine == null || engine.role() == to) {
+        return;
+      }
+      EngineRole from = engine.role();
+      engine.assignRole(to);
+      if (ownMove) {
+        return; // this replica's own commit callback records it
+      }
+      ledger.moved(iid, from, to, loop.nanoTime());
+      fleet.roleHistory().record(new RoleMove(journal.nowEpochSeconds(), iid, from, to, rule, reversal),
+          settings.controller().flipHistory());
+      journal.appliedShared(iid, from, to, rule, byReplica);
+      startOver();
+    });
+  }
+
   /** Starts the ticks; returns false (and logs why, once) when the controller is off. */
   public boolean start() {
     String off = whyOff(fleet);
@@ -119,7 +159,8 @@ public final class RoleController implements AutoCloseable {
       return false;
     }
     boolean advisory = settings.controller().advisory();
-    fleet.roleHistory().status(advisory ? "advisory" : "active");
+    decidingStatus = advisory ? "advisory" : "active";
+    fleet.roleHistory().status(statusNow());
     log.info("role controller {}: sampling every {} s, evaluating at most every {} s{}",
         advisory ? "advisory (decides and records, never moves)" : "active",
         settings.controller().monitorIntervalS(), settings.reactive().stepS(),
@@ -157,7 +198,18 @@ public final class RoleController implements AutoCloseable {
     scheduleTick();
   }
 
+  /** {@code active}/{@code advisory} while deciding, else {@code following: <why>}. */
+  private String statusNow() {
+    String following = authority.mayDecide() ? null : authority.followingReason();
+    return following == null ? decidingStatus : "following: " + following;
+  }
+
   private void pass(long now) {
+    boolean deciding = authority.mayDecide();
+    String status = statusNow();
+    if (!status.equals(fleet.roleHistory().status())) {
+      fleet.roleHistory().status(status);
+    }
     PoolLoads measured = sampler.sample(fleet.engines(), profiles);
     Arrivals arrived = fleet.arrivals().drain();
     demand.add(now, arrived);
@@ -170,6 +222,11 @@ public final class RoleController implements AutoCloseable {
     metrics.loads(loads);
     metrics.evidence(evidence.latest());
     sustained.observe(loads);
+    if (!deciding || committing) {
+      // A follower keeps its windows current (so it can act at once if elected) but decides
+      // nothing; the leader decides nothing while its last move waits to be committed.
+      return;
+    }
     if (repairPools(loads, now)) {
       return; // one move per pass: the evaluation sees the repaired pools next time
     }
@@ -197,8 +254,7 @@ public final class RoleController implements AutoCloseable {
       note(new Decision(Outcome.ADVISORY, engine.iid(), from, step.to(), step.rule(), loads, null, null, null, false));
       return false;
     }
-    move(engine, step.to(), step.rule(), loads, null, null, now);
-    repair.applied(step, from);
+    move(engine, step.to(), step.rule(), loads, null, null, now, () -> repair.applied(step, from));
     return true;
   }
 
@@ -243,13 +299,47 @@ public final class RoleController implements AutoCloseable {
       startOver();
       return;
     }
-    move(engine, dir.to(), p.rule(), loads, p.before(), p.after(), now);
+    move(engine, dir.to(), p.rule(), loads, p.before(), p.after(), now, () -> { });
   }
 
-  /** Applies one move and records it everywhere. */
+  /**
+   * Commits one move through the authority and, once committed, applies and records it. Alone the
+   * commit is immediate; with replicas it is a fenced write answered later on another thread, and
+   * no other decision is taken meanwhile.
+   */
   private void move(EngineState engine, EngineRole to, MoveRule rule, PoolLoads loads, @Nullable SplitScore before,
-      @Nullable SplitScore after, long now) {
+      @Nullable SplitScore after, long now, Runnable onApplied) {
     EngineRole from = engine.role();
+    RoleMove proposed = new RoleMove(journal.nowEpochSeconds(), engine.iid(), from, to, rule.wireName(),
+        ledger.wouldReverse(engine.iid(), from, to, now));
+    java.util.concurrent.CompletableFuture<Boolean> commit = authority.commit(proposed);
+    if (commit.isDone() && !commit.isCompletedExceptionally()) {
+      if (commit.join()) {
+        apply(engine, from, to, rule, loads, before, after, now);
+        onApplied.run();
+      }
+      return;
+    }
+    committing = true;
+    commit.whenComplete((committed, error) -> loop.runInLoop(() -> {
+      committing = false;
+      if (closed) {
+        return;
+      }
+      if (Boolean.TRUE.equals(committed)) {
+        apply(engine, from, to, rule, loads, before, after, loop.nanoTime());
+        onApplied.run();
+      } else {
+        log.warn("role controller: move {} {} -> {} not committed ({}); nothing moved", engine.iid(),
+            from.configName(), to.configName(), error == null ? "this replica no longer leads" : error.toString());
+        startOver();
+      }
+    }));
+  }
+
+  /** Applies one committed move and records it everywhere. */
+  private void apply(EngineState engine, EngineRole from, EngineRole to, MoveRule rule, PoolLoads loads,
+      @Nullable SplitScore before, @Nullable SplitScore after, long now) {
     engine.assignRole(to);
     boolean reversal = ledger.moved(engine.iid(), from, to, now);
     fleet.roleHistory().record(new RoleMove(journal.nowEpochSeconds(), engine.iid(), from, to, rule.wireName(),

@@ -14,12 +14,35 @@ public final class ArrivalTally {
   private final LongAdder arrivals = new LongAdder();
   private final LongAdder promptTokens = new LongAdder();
   private final LongAdder wantedTokens = new LongAdder();
+  // This replica's own arrivals since it started, never drained: what it publishes to its peers,
+  // whose deltas the elected controller adds with {@link #addPeers}.
+  private final LongAdder ownArrivals = new LongAdder();
+  private final LongAdder ownPromptTokens = new LongAdder();
+  private final LongAdder ownWantedTokens = new LongAdder();
 
   /** A request started with {@code promptTokens} prompt tokens and asks for {@code wantedTokens}. */
   public void arrived(long promptTokens, long wantedTokens) {
     arrivals.increment();
     this.promptTokens.add(Math.max(0, promptTokens));
     this.wantedTokens.add(Math.max(0, wantedTokens));
+    ownArrivals.increment();
+    ownPromptTokens.add(Math.max(0, promptTokens));
+    ownWantedTokens.add(Math.max(0, wantedTokens));
+  }
+
+  /**
+   * Arrivals other router replicas counted (the growth of their published totals), so the role
+   * controller's demand is the whole fleet's; they are drained with this replica's own.
+   */
+  public void addPeers(Arrivals peers) {
+    arrivals.add(Math.max(0, peers.count()));
+    promptTokens.add(Math.max(0, peers.promptTokens()));
+    wantedTokens.add(Math.max(0, peers.wantedTokens()));
+  }
+
+  /** This replica's own arrivals since it started (never reset): what it publishes to its peers. */
+  public Arrivals ownTotal() {
+    return new Arrivals(ownArrivals.sum(), ownPromptTokens.sum(), ownWantedTokens.sum());
   }
 
   /** The arrivals counted since the last drain, and starts a new count. */

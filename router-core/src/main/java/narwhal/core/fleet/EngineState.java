@@ -44,6 +44,13 @@ public final class EngineState {
    * role whose every engine is down.
    */
   private volatile @Nullable String unreachable;
+  /**
+   * The resident work other router replicas have published for this engine (their own
+   * reservations, as of their last publication), {@link PeerWork#NONE} without a cluster. The
+   * resident getters add it to this replica's own live counts, so placement, predictive admission
+   * and the role controller price the whole fleet's load; the {@code own…} getters do not.
+   */
+  private volatile PeerWork peerWork = PeerWork.NONE;
 
   EngineState(EngineSpec spec) {
     this.spec = spec;
@@ -68,32 +75,60 @@ public final class EngineState {
     this.role = java.util.Objects.requireNonNull(newRole, "role");
   }
 
+  /** Prefill legs resident on this engine fleet-wide: this replica's plus its peers' latest. */
   public int residentPrefill() {
+    return residentPrefill.get() + peerWork.prefill();
+  }
+
+  /** Decode legs resident on this engine fleet-wide: this replica's plus its peers' latest. */
+  public int residentDecode() {
+    return residentDecode.get() + peerWork.decode();
+  }
+
+  /** Prompt tokens of the prefill legs resident on this engine, fleet-wide. */
+  public long residentPrefillTokens() {
+    return residentPrefillTokens.get() + peerWork.prefillTokens();
+  }
+
+  /** Σ L² over the prefill legs resident on this engine (L = each one's prompt tokens), fleet-wide. */
+  public long residentPrefillTokenSquares() {
+    return residentPrefillTokenSquares.get() + peerWork.prefillTokenSquares();
+  }
+
+  /** KV tokens (prompt plus wanted output) of the decode legs resident on this engine, fleet-wide. */
+  public long residentDecodeTokens() {
+    return residentDecodeTokens.get() + peerWork.decodeTokens();
+  }
+
+  /** All work placed on this engine and not yet released, fleet-wide. */
+  public int residentWork() {
+    return residentPrefill() + residentDecode();
+  }
+
+  /** This replica's own resident work on this engine: what it publishes to its peers. */
+  public PeerWork ownWork() {
+    return new PeerWork(residentPrefill.get(), residentDecode.get(), residentPrefillTokens.get(),
+        residentPrefillTokenSquares.get(), residentDecodeTokens.get());
+  }
+
+  /** Prefill legs this replica itself holds on this engine. */
+  public int ownResidentPrefill() {
     return residentPrefill.get();
   }
 
-  public int residentDecode() {
+  /** Decode legs this replica itself holds on this engine. */
+  public int ownResidentDecode() {
     return residentDecode.get();
   }
 
-  /** Prompt tokens of the prefill legs resident on this engine. */
-  public long residentPrefillTokens() {
-    return residentPrefillTokens.get();
+  /** What the other replicas last published for this engine ({@link PeerWork#NONE} alone). */
+  public PeerWork peerWork() {
+    return peerWork;
   }
 
-  /** Σ L² over the prefill legs resident on this engine (L = each one's prompt tokens). */
-  public long residentPrefillTokenSquares() {
-    return residentPrefillTokenSquares.get();
-  }
-
-  /** KV tokens (prompt plus wanted output) of the decode legs resident on this engine. */
-  public long residentDecodeTokens() {
-    return residentDecodeTokens.get();
-  }
-
-  /** All work the router has placed on this engine and not yet released. */
-  public int residentWork() {
-    return residentPrefill.get() + residentDecode.get();
+  /** Set by the cluster's load view only: the sum of the peers' latest publications. */
+  public void peerWork(PeerWork work) {
+    this.peerWork = java.util.Objects.requireNonNull(work, "work");
   }
 
   public FailureStreaks streaks() {
@@ -148,6 +183,11 @@ public final class EngineState {
     return nowNanos < quarantinedUntilNanos.get();
   }
 
+  /** How long this engine stays quarantined from {@code nowNanos} on; 0 when it is not. */
+  public long quarantineRemainingNanos(long nowNanos) {
+    return Math.max(0, quarantinedUntilNanos.get() - nowNanos);
+  }
+
   /** Keeps this engine out of placement until {@code untilNanos} (never shortens a quarantine). */
   public void quarantineUntil(long untilNanos) {
     quarantinedUntilNanos.accumulateAndGet(untilNanos, Math::max);
@@ -197,6 +237,7 @@ public final class EngineState {
 
   @Override
   public String toString() {
-    return spec.iid() + "{" + role + ", " + condition.wireName() + ", prefill=" + residentPrefill + ", decode=" + residentDecode + "}";
+    return spec.iid() + "{" + role + ", " + condition.wireName() + ", prefill=" + residentPrefill() + ", decode="
+        + residentDecode() + "}";
   }
 }

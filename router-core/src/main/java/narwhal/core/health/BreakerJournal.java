@@ -34,6 +34,30 @@ final class BreakerJournal {
     log.warn("engine {} {} ({}): {}", t.iid(), condition.wireName(), cause.wireName(), why);
   }
 
+  /** Another replica took the engine out; this router applied its verdict. */
+  void takenOutElsewhere(TrackedEngine t, EngineCondition condition, OutCause cause, @Nullable String producerIid,
+      String why, String byReplica) {
+    Map<String, Object> f = fields(t);
+    f.put("cause", cause.wireName());
+    if (producerIid != null) {
+      f.put("producer_iid", producerIid);
+    }
+    f.put("detail", why);
+    f.put("by", byReplica);
+    events.record(condition == EngineCondition.HELD ? "engine_held" : "engine_ejected", f);
+    log.warn("engine {} {} ({}) by replica {}: {}", t.iid(), condition.wireName(), cause.wireName(), byReplica, why);
+  }
+
+  /** Another replica readmitted the engine; this router applied its verdict. */
+  void readmittedElsewhere(TrackedEngine t, @Nullable OutCause cause, String how, String byReplica) {
+    Map<String, Object> f = fields(t);
+    f.put("cause", cause == null ? null : cause.wireName());
+    f.put("detail", how);
+    f.put("by", byReplica);
+    events.record("readmitted", f);
+    log.info("engine {} readmitted by replica {}: {}", t.iid(), byReplica, how);
+  }
+
   void keptAsLastEngine(TrackedEngine t, FailureClass cls, String why) {
     Map<String, Object> f = fields(t);
     f.put("class", cls.wireName());

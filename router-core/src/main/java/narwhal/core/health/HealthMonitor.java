@@ -56,7 +56,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>All state is confined to {@code loop}; reports from other threads hop onto it. Event rows
  * are {@link BreakerJournal}'s, the whole-wave hold {@link RestartWave}'s and the choice of probe
- * partners {@link ProbePairs}'; this class decides when an engine leaves and returns.
+ * partners {@link ProbePairs}'; this class decides when an engine leaves and returns. With router
+ * replicas its decisions go out through a {@link VerdictBus} and theirs come in through {@link
+ * #applyShared}. Over 400 lines because every way an engine leaves or returns placement is decided
+ * here, in one order, on one loop.
  */
 public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
 
@@ -75,6 +78,8 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
   private long tick;
   private Timer tickTimer = Timer.NONE;
   private boolean closed;
+  /** Where decisions are shared with other router replicas; {@link VerdictBus#LOCAL} alone. */
+  private volatile VerdictBus bus = VerdictBus.LOCAL;
 
   public HealthMonitor(
       FleetConfig config, Fleet fleet, EngineProber prober, Scheduler loop, HealthEvents events) {
@@ -111,6 +116,48 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
       for (TrackedEngine t : tracked.values()) {
         t.cancelProbe();
       }
+    });
+  }
+
+  /** Shares every later decision through {@code bus}, and probes only the engines it assigns here. */
+  public void shareVerdicts(VerdictBus bus) {
+    this.bus = java.util.Objects.requireNonNull(bus, "bus");
+  }
+
+  /**
+   * Applies a decision another replica made about an engine (a fleet-wide verdict), on the
+   * breaker's loop. A verdict that matches what this router already has changes nothing; otherwise
+   * the engine leaves or rejoins placement here too, with the verdict's cause, and the journal's
+   * event row names the replica that decided.
+   */
+  public void applyShared(EngineVerdict verdict, String byReplica) {
+    loop.runInLoop(() -> {
+      TrackedEngine t = tracked.get(verdict.iid());
+      if (t == null || closed) {
+        return;
+      }
+      if (verdict.condition() == EngineCondition.ACTIVE) {
+        if (!t.engine.inPlacement()) {
+          OutCause cause = t.cause;
+          clearForReadmission(t);
+          journal.readmittedElsewhere(t, cause, verdict.detail(), byReplica);
+          wave.readmitted(fleet);
+        }
+        return;
+      }
+      OutCause cause = OutCause.fromWire(verdict.cause());
+      if (t.engine.condition() == verdict.condition() && t.cause == cause) {
+        return;
+      }
+      boolean wasIn = t.engine.inPlacement();
+      t.engine.setCondition(verdict.condition(), cause.wireName());
+      t.cause = cause;
+      t.producerIid = verdict.producerIid();
+      if (wasIn) {
+        t.outSinceTick = tick;
+      }
+      journal.takenOutElsewhere(t, verdict.condition(), cause, verdict.producerIid(), verdict.detail(), byReplica);
+      wave.tookOut(t.iid(), cause);
     });
   }
 
@@ -270,12 +317,20 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
     t.outSinceTick = tick;
     journal.takenOut(t, condition, cause, producerIid, why);
     wave.tookOut(t.iid(), cause);
+    bus.publish(new EngineVerdict(t.iid(), condition, cause.wireName(), producerIid, why));
   }
 
   private void readmit(TrackedEngine t, String how) {
     OutCause cause = t.cause;
+    clearForReadmission(t);
+    journal.readmitted(t, cause, how);
+    wave.readmitted(fleet);
+    bus.publish(new EngineVerdict(t.iid(), EngineCondition.ACTIVE, null, null, how));
+  }
+
+  /** Back in placement with every streak started over: the readmitting probe is fresh evidence. */
+  private void clearForReadmission(TrackedEngine t) {
     t.engine.setCondition(EngineCondition.ACTIVE, null);
-    // The probe that readmitted it is fresh evidence on every count: start all streaks over.
     for (FailureClass cls : FailureStreaks.COUNTED) {
       t.engine.streaks().reset(cls);
     }
@@ -283,8 +338,6 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
     t.producerIid = null;
     t.livenessMisses = 0;
     t.engine.answered(Evidence.HEALTH_OK);
-    journal.readmitted(t, cause, how);
-    wave.readmitted(fleet);
   }
 
   // ---- the monitor's ticks ----
@@ -322,7 +375,9 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
   private void tick() {
     tick++;
     for (TrackedEngine t : tracked.values()) {
-      if (!t.engine.inPlacement() && t.probe == null && (tick - t.outSinceTick) % settings.readmitEvery() == 0) {
+      // With replicas, one of them probes an engine that is out (the bus says which), not all.
+      if (!t.engine.inPlacement() && t.probe == null && (tick - t.outSinceTick) % settings.readmitEvery() == 0
+          && bus.probesHere(t.iid())) {
         tryReadmission(t);
       }
     }
@@ -413,6 +468,8 @@ public final class HealthMonitor implements EngineHealthTracker, AutoCloseable {
     if (t.engine.condition() == EngineCondition.HELD) {
       t.engine.setCondition(EngineCondition.EJECTED, t.engine.conditionCause());
       journal.probeFailedEjects(t);
+      bus.publish(new EngineVerdict(t.iid(), EngineCondition.EJECTED, t.engine.conditionCause(), t.producerIid,
+          "readmission probe failed"));
     }
   }
 

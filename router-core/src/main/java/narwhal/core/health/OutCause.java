@@ -54,6 +54,21 @@ enum OutCause {
     };
   }
 
+  /**
+   * The cause a shared verdict names; a name this build does not know (a newer replica's) is
+   * taken as needing an inference probe, the stricter way back.
+   */
+  static OutCause fromWire(@org.jspecify.annotations.Nullable String name) {
+    if (name != null) {
+      for (OutCause c : values()) {
+        if (c.wireName().equals(name)) {
+          return c;
+        }
+      }
+    }
+    return STREAM;
+  }
+
   String wireName() {
     return name().toLowerCase(Locale.ROOT);
   }

@@ -31,7 +31,7 @@ public final class ProfileBinder implements AutoCloseable {
 
   private final List<EngineSpec> engines;
   private final List<String> iids;
-  private final Map<String, ProfileRow> rows;
+  private Map<String, ProfileRow> rows;
   private final ProfileBook book;
   private final GenerationSource source;
   private final Scheduler loop;
@@ -70,6 +70,17 @@ public final class ProfileBinder implements AutoCloseable {
       }));
     });
     return done;
+  }
+
+  /**
+   * Replaces the profile rows (a new {@code narwhal profile} run, shared by router replicas) and
+   * installs the verdict for the generations already read.
+   */
+  public void replaceRows(ProfilesDocument doc) {
+    loop.runInLoop(() -> {
+      rows = doc.byIid();
+      install(true);
+    });
   }
 
   /** Reads engine {@code iid}'s generation again (a readmitted engine may have restarted). */

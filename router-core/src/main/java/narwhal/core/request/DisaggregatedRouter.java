@@ -112,7 +112,21 @@ public final class DisaggregatedRouter implements CompletionService {
         new PromptCountBackoff(),
         tenants,
         new CachePlacement(config.cache()),
-        OffLoopPool.create());
+        OffLoopPool.create(),
+        new java.util.concurrent.atomic.AtomicReference<>(narwhal.core.cluster.ClusterStatus.NONE));
+  }
+
+  /**
+   * Joins this router to the replicas it runs with: their status counts towards readiness and
+   * shows in {@code /narwhal/state}. Without it (a router alone) nothing changes.
+   */
+  public void attachCluster(narwhal.core.cluster.ClusterStatus status) {
+    rt.cluster().set(status);
+  }
+
+  /** Every tenant's limits, for the replicas' shared tenant budgets. */
+  public narwhal.core.tenants.TenantDirectory tenants() {
+    return rt.tenants();
   }
 
   /** The engine profiles this router prices admission and placement with (empty until loaded). */
@@ -217,6 +231,10 @@ public final class DisaggregatedRouter implements CompletionService {
     String degraded = rt.health().degradedReason();
     if (degraded != null) {
       return degraded;
+    }
+    String cluster = rt.cluster().get().notReadyReason();
+    if (cluster != null) {
+      return cluster;
     }
     if (rt.health().admissionHeld()) {
       return "whole-wave engine restart: admission is held until every engine is back (" + outOfPlacement() + ")";

@@ -2,6 +2,8 @@ package narwhal.core.request;
 
 import narwhal.core.profile.ProfileBook;
 import java.time.Clock;
+import java.util.concurrent.atomic.AtomicReference;
+import narwhal.core.cluster.ClusterStatus;
 import narwhal.core.admission.Admission;
 import narwhal.core.admission.PredictiveAdmission;
 import narwhal.core.placement.PlacementCost;
@@ -35,7 +37,9 @@ record RouterRuntime(
     PromptCountBackoff countBackoff,
     TenantDirectory tenants,
     CachePlacement cache,
-    OffLoopPool offLoop) {
+    OffLoopPool offLoop,
+    /** The replicas this router runs with ({@link ClusterStatus#NONE} alone); set once at assembly. */
+    AtomicReference<ClusterStatus> cluster) {
 
   /** Wall-clock arrival time: the wall clock now, less the time elapsed on the monotonic clock. */
   double arrivalEpochSeconds(long arrivalNanos, long nowNanos) {

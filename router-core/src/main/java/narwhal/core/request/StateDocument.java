@@ -53,6 +53,10 @@ final class StateDocument {
     if (rt.cache().enabled()) {
       doc.put("cache", rt.cache().state());
     }
+    Map<String, Object> cluster = rt.cluster().get().state();
+    if (cluster != null) {
+      doc.put("cluster", cluster);
+    }
     return doc;
   }
 
@@ -84,7 +88,11 @@ final class StateDocument {
     String state = e.inPlacement() && e.isQuarantined(nowNanos) ? "quarantined" : e.condition().wireName();
     m.put("state", state);
     m.put("cause", e.conditionCause());
-    m.put("resident", Map.of("prefill", e.residentPrefill(), "decode", e.residentDecode()));
+    m.put("resident", Map.of("prefill", e.ownResidentPrefill(), "decode", e.ownResidentDecode()));
+    if (!e.peerWork().isEmpty()) {
+      // Other replicas' resident work here, as they last published it: placement prices the sum.
+      m.put("peer_resident", Map.of("prefill", e.peerWork().prefill(), "decode", e.peerWork().decode()));
+    }
     Map<String, Object> streaks = new LinkedHashMap<>();
     for (Map.Entry<FailureClass, Integer> s : e.streaks().snapshot().entrySet()) {
       streaks.put(s.getKey().wireName(), s.getValue());

@@ -146,6 +146,13 @@ public final class TenantDirectory implements ClientAuthenticator {
     return tenant == null ? null : tenant.quota();
   }
 
+  /** Every tenant's limits (what router replicas share a budget of), by tenant name. */
+  public Map<String, TenantQuota> quotas() {
+    Map<String, TenantQuota> out = new java.util.TreeMap<>();
+    byName.forEach((name, t) -> out.put(name, t.quota()));
+    return out;
+  }
+
   /** The configured tenants' names: the bounded set of values of the {@code tenant} metric label. */
   public List<String> names() {
     return byName.keySet().stream().sorted().toList();

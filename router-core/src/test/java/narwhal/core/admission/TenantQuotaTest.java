@@ -98,4 +98,45 @@ class TenantQuotaTest {
     loop.advance(1, TimeUnit.SECONDS);
     assertThat(a.acquire(loop, NO_DEADLINE, t).isSeated()).isTrue();
   }
+
+  @Test
+  void aShareOfTheSeats_isTheLimitHere_neverSetBelowTheSeatsInUse_andRefusalsAreReported() {
+    Admission a = admission(10, 0);
+    List<ShareDemand.Kind> demands = new ArrayList<>();
+    TenantQuota t = new TenantQuota("t", 12, 0, null);
+    t.reportDemandTo((q, kind) -> demands.add(kind));
+    assertThat(a.resizeTenantSeats(t, 2)).isEqualTo(2);
+    Seat s1 = a.acquire(loop, NO_DEADLINE, t);
+    a.acquire(loop, NO_DEADLINE, t);
+    assertThat(a.acquire(loop, NO_DEADLINE, t).refusal()).isEqualTo(Seat.Refusal.TENANT_INFLIGHT);
+    assertThat(demands).containsExactly(ShareDemand.Kind.SEATS);
+
+    // Giving seats back: never below the two in use, so the sum of the shares in force holds.
+    assertThat(a.resizeTenantSeats(t, 0)).isEqualTo(2);
+    s1.release();
+    assertThat(a.tenantHeld(t)).isEqualTo(1);
+    assertThat(a.acquire(loop, NO_DEADLINE, t).isSeated()).as("its share is still 2").isTrue();
+    assertThat(a.resizeTenantSeats(t, 5)).isEqualTo(5);
+    assertThat(a.tenantSeatLimit(t)).isEqualTo(5);
+  }
+
+  @Test
+  void aShareOfTheRate_dropsTokensAboveItsBurstAtOnce_andRefillsAtItsShare() {
+    Admission a = admission(10, 0);
+    List<ShareDemand.Kind> demands = new ArrayList<>();
+    TenantQuota t = new TenantQuota("t", 0, 0, new TokenBucket(10, 10));
+    t.reportDemandTo((q, kind) -> demands.add(kind));
+    a.acquire(loop, NO_DEADLINE, t).release(); // the bucket starts full (10), one taken
+    a.rescaleTenantRate(t, 0.2, loop.nanoTime()); // 2 a second, burst 2: 9 tokens become 2
+    assertThat(a.acquire(loop, NO_DEADLINE, t).isSeated()).isTrue();
+    assertThat(a.acquire(loop, NO_DEADLINE, t).isSeated()).isTrue();
+    Seat refused = a.acquire(loop, NO_DEADLINE, t);
+    assertThat(refused.refusal()).isEqualTo(Seat.Refusal.TENANT_RATE);
+    assertThat(refused.retryAfterNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(500));
+    assertThat(demands).containsExactly(ShareDemand.Kind.RATE);
+
+    a.rescaleTenantRate(t, 0, loop.nanoTime()); // a share of none: refused, asked to retry in a second
+    loop.advance(10, TimeUnit.SECONDS);
+    assertThat(a.acquire(loop, NO_DEADLINE, t).retryAfterNanos()).isEqualTo(TimeUnit.SECONDS.toNanos(1));
+  }
 }

@@ -503,6 +503,68 @@ class HealthMonitorTest {
     assertThat(engine("p0").inPlacement()).as("the breaker kept ticking and judged nothing").isTrue();
   }
 
+  /** A bus that records what the breaker publishes and answers who probes as the test says. */
+  private static final class RecordingBus implements VerdictBus {
+    final List<EngineVerdict> published = new ArrayList<>();
+    java.util.function.Predicate<String> probesHere = iid -> true;
+
+    @Override
+    public void publish(EngineVerdict verdict) {
+      published.add(verdict);
+    }
+
+    @Override
+    public boolean probesHere(String iid) {
+      return probesHere.test(iid);
+    }
+  }
+
+  @Test
+  void sharedVerdicts_localDecisionsArePublished_othersAppliedWithTheirAuthor_probedOnlyWhereTheBusSays() {
+    start(twoByTwo());
+    RecordingBus bus = new RecordingBus();
+    monitor.shareVerdicts(bus);
+    fail("d0", FailureClass.STREAM, 3);
+    assertThat(bus.published).singleElement().satisfies(v -> {
+      assertThat(v.iid()).isEqualTo("d0");
+      assertThat(v.condition()).isEqualTo(EngineCondition.HELD);
+      assertThat(v.cause()).isEqualTo("stream");
+      assertThat(v.producerIid()).isEqualTo("p0");
+    });
+
+    monitor.applyShared(new EngineVerdict("d1", EngineCondition.EJECTED, "connection", null, "refused"), "r2");
+    clock.runPending();
+    assertThat(engine("d1").condition()).isEqualTo(EngineCondition.EJECTED);
+    assertThat(engine("d1").conditionCause()).isEqualTo("connection");
+    assertThat(events).last().satisfies(e -> assertThat(e).containsEntry("event", "engine_ejected")
+        .containsEntry("iid", "d1").containsEntry("by", "r2"));
+    assertThat(bus.published).as("a verdict applied from elsewhere is not published again").hasSize(1);
+
+    // Another replica probes d1; this one probes d0, which it took out.
+    bus.probesHere = iid -> !iid.equals("d1");
+    ticks(4);
+    assertThat(prober.calls).noneMatch(c -> c.contains("d1")).anyMatch(c -> c.contains("d0"));
+
+    monitor.applyShared(new EngineVerdict("d1", EngineCondition.ACTIVE, null, null, "health check passed"), "r2");
+    clock.runPending();
+    assertThat(engine("d1").inPlacement()).isTrue();
+    assertThat(events).last().satisfies(e -> assertThat(e).containsEntry("event", "readmitted").containsEntry("by", "r2"));
+
+    // A verdict matching what this router already has changes nothing and writes nothing.
+    int rows = events.size();
+    monitor.applyShared(new EngineVerdict("d0", EngineCondition.HELD, "stream", "p0", "again"), "r2");
+    clock.runPending();
+    assertThat(events).hasSize(rows);
+
+    prober.complete(pass("inference ok"));
+    clock.runPending();
+    assertThat(engine("d0").inPlacement()).isTrue();
+    assertThat(bus.published).last().satisfies(v -> {
+      assertThat(v.iid()).isEqualTo("d0");
+      assertThat(v.condition()).isEqualTo(EngineCondition.ACTIVE);
+    });
+  }
+
   private static final class FakeProber implements EngineProber {
     final List<String> calls = new ArrayList<>();
     final List<CompletableFuture<CheckResult>> pending = new ArrayList<>();
